@@ -1,0 +1,74 @@
+"""Which events count as data loading, communication, optimizer and so on.
+
+Name conventions come from PyTorch itself (`enumerate(DataLoader)#...__next__`,
+`Optimizer.step#SGD.step`, `nccl:all_reduce`, NCCL kernels named `nccl*`). Keeping them in one
+place lets every analysis (and later the advisor) agree on what a category means.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mindinsight_profiler.model.kinds import OP_TREE_KINDS, Kind, is_kind
+from mindinsight_profiler.model.trace import Trace
+
+COMM_OPS = frozenset(
+    f"{lib}:{op}"
+    for lib in ("nccl", "gloo")
+    for op in ("broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter")
+)
+_EXCLUDED_FROM_OP_TABLE = ("DataParallel.forward", "DistributedDataParallel.forward")
+
+
+def is_dataloader_name(name: str) -> bool:
+    """The DataLoader's `__next__` (and DataPipe) ranges that torch records each step."""
+    return (name.startswith("enumerate(DataLoader)#") and name.endswith(".__next__")) or (
+        name.startswith("enumerate(DataPipe)#")
+    )
+
+
+def is_step_name(name: str) -> bool:
+    return name.startswith("ProfilerStep#")
+
+
+def is_comm_op_name(name: str) -> bool:
+    """Host-side collective ranges: `nccl:*`/`gloo:*` record_functions and c10d ops."""
+    return name in COMM_OPS or name.startswith(("nccl:", "gloo:", "c10d::"))
+
+
+def is_comm_kernel_name(name: str) -> bool:
+    """NCCL/RCCL device kernels (`ncclKernel_AllReduce_*`, `ncclDevKernel_*`)."""
+    return name.startswith(("nccl", "rccl"))
+
+
+def is_operator_row_name(name: str) -> bool:
+    """Ranges shown as operators: not steps, data loading, optimizer or DP/DDP wrappers."""
+    return not (
+        is_step_name(name)
+        or is_dataloader_name(name)
+        or name.startswith("Optimizer.")
+        or name in _EXCLUDED_FROM_OP_TABLE
+    )
+
+
+def host_range_mask(trace: Trace) -> np.ndarray:
+    """Operator-tree ranges on host threads (ops, annotations, 2021 `Python` ranges)."""
+    return is_kind(trace.events["kind"], OP_TREE_KINDS)
+
+
+def comm_kernel_mask(trace: Trace) -> np.ndarray:
+    """Kernels that are communication: NCCL by name, or launched inside a collective op."""
+    ev = trace.events
+    kernels = ev["kind"] == Kind.KERNEL
+    by_name = trace.names_matching(is_comm_kernel_name)
+    comm_ops = trace.names_matching(is_comm_op_name) & host_range_mask(trace)
+    mask = kernels & by_name
+    if comm_ops.any():
+        # kernel -> runtime -> operator; the operator (or its parent) is a collective.
+        rt = np.where(kernels, ev["caller"], -1)
+        op = np.where(rt >= 0, ev["caller"][np.clip(rt, 0, None)], -1)
+        for _ in range(2):
+            hit = (op >= 0) & comm_ops[np.clip(op, 0, None)]
+            mask |= kernels & hit
+            op = np.where(op >= 0, ev["parent"][np.clip(op, 0, None)], -1)
+    return mask

@@ -1,0 +1,76 @@
+"""GPU utilization, estimated SM efficiency and estimated achieved occupancy per device.
+
+All three are measured over the steps' span (first step start to last step end):
+- utilization: share of the span with at least one kernel running;
+- SM efficiency: at each instant min(1, sum of running kernels' blocks per SM), averaged
+  over the span (a kernel with fewer blocks than SMs leaves SMs idle);
+- occupancy: kernels' "est. achieved occupancy %" weighted by their time inside the span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mindinsight_profiler.analysis import intervals as iv
+from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.trace import Trace
+
+
+@dataclass(frozen=True)
+class DeviceMetrics:
+    device: int
+    utilization: float  # fraction 0..1
+    sm_efficiency: float | None
+    occupancy: float | None  # percent
+    kernel_ns: int
+
+
+def _sm_efficiency(start: np.ndarray, end: np.ndarray, blocks: np.ndarray, lo: int, hi: int) -> float | None:
+    keep = blocks > 0
+    if not keep.any():
+        return None
+    s, e, v = start[keep], end[keep], blocks[keep]
+    times = np.concatenate([s, e])
+    delta = np.concatenate([v, -v])
+    is_end = np.concatenate([np.zeros(len(s), np.int8), np.ones(len(e), np.int8)])
+    order = np.lexsort((is_end, times))
+    times, level = times[order], np.cumsum(delta[order])
+    seg_lo = np.clip(times[:-1], lo, hi)
+    seg_hi = np.clip(times[1:], lo, hi)
+    value = np.minimum(level[:-1], 1.0)
+    active = level[:-1] > 0.0
+    total = float(((seg_hi - seg_lo) * value)[active].sum())
+    return total / (hi - lo)
+
+
+def device_metrics(trace: Trace, span_start_ns: int, span_end_ns: int) -> list[DeviceMetrics]:
+    """Metrics for every device that ran kernels, over [span_start_ns, span_end_ns)."""
+    ev = trace.events
+    k = np.flatnonzero((ev["kind"] == Kind.KERNEL) & (ev["device"] >= 0))
+    out: list[DeviceMetrics] = []
+    span = span_end_ns - span_start_ns
+    if span <= 0:
+        return out
+    window = iv.Ranges(np.array([span_start_ns]), np.array([span_end_ns]))
+    for dev in np.unique(ev["device"][k]).tolist():
+        rows = k[ev["device"][k] == dev]
+        s, e = ev["start_ns"][rows], ev["end_ns"][rows]
+        busy = iv.intersect(iv.union(s, e), window).total()
+        occ = ev["occupancy"][rows]
+        has = ~np.isnan(occ) & (occ >= 0)
+        clipped = np.clip(e, span_start_ns, span_end_ns) - np.clip(s, span_start_ns, span_end_ns)
+        w = clipped[has]
+        occupancy = float((occ[has] * w).sum() / w.sum()) if has.any() and w.sum() > 0 else None
+        bps = np.nan_to_num(ev["blocks_per_sm"][rows], nan=0.0)
+        out.append(
+            DeviceMetrics(
+                device=int(dev),
+                utilization=busy / span,
+                sm_efficiency=_sm_efficiency(s, e, bps, span_start_ns, span_end_ns),
+                occupancy=occupancy,
+                kernel_ns=int((e - s).sum()),
+            )
+        )
+    return out

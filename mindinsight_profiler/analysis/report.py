@@ -1,0 +1,96 @@
+"""The overview report of one worker: steps, breakdown, GPU summary, operator and kernel tables.
+
+A plain, JSON-ready dict (microseconds, percentages) that the CLI prints, the cache stores
+and the server will serve; it is the contract checked against the reference plugin's data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.analysis.breakdown import CATEGORIES, step_breakdown
+from mindinsight_profiler.analysis.gpu import device_metrics
+from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.steps import find_steps
+from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
+from mindinsight_profiler.model.trace import Trace
+
+REPORT_VERSION = 1
+
+
+def _rows(table: Table) -> list[dict[str, Any]]:
+    keys = list(table)
+    return [dict(zip(keys, values)) for values in zip(*(table[k] for k in keys))]
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100.0 * x, 4)
+
+
+def _gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | None:
+    metrics = device_metrics(trace, start_ns, end_ns)
+    if not metrics:
+        return None
+    props = {p.get("id"): p for p in trace.meta.get("device_properties") or [] if isinstance(p, dict)}
+    devices = []
+    for m in metrics:
+        p = props.get(m.device, {})
+        devices.append(
+            {
+                "device": m.device,
+                "name": p.get("name"),
+                "memory_bytes": p.get("totalGlobalMem"),
+                "compute_capability": (
+                    f"{p['computeMajor']}.{p.get('computeMinor', 0)}" if "computeMajor" in p else None
+                ),
+                "utilization": _pct(m.utilization),
+                "sm_efficiency": _pct(m.sm_efficiency),
+                "occupancy": None if m.occupancy is None else round(m.occupancy, 4),
+                "kernel_us": m.kernel_ns / 1000.0,
+            }
+        )
+
+    def mean(key: str) -> float | None:
+        vals = [d[key] for d in devices if d[key] is not None]
+        return round(float(np.mean(vals)), 4) if vals else None
+
+    return {
+        "utilization": mean("utilization"),
+        "sm_efficiency": mean("sm_efficiency"),
+        "occupancy": mean("occupancy"),
+        "devices": devices,
+    }
+
+
+def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
+    """Analyse a trace into the overview report (tables cut to `top` rows when given)."""
+    steps = find_steps(trace)
+    breakdown = step_breakdown(trace, steps)
+    tree = op_tree(trace)
+    ops = _rows(operator_table(trace, tree))
+    kernels = _rows(kernel_table(trace, tree))
+    durations = (steps.duration_ns / 1000.0).tolist()
+    avg = breakdown.average_ns()
+    gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
+    return {
+        "report_version": REPORT_VERSION,
+        "source": trace.meta.get("source"),
+        "format": trace.meta.get("format"),
+        "steps": {
+            "count": len(steps),
+            "names": steps.names,
+            "from_profiler_steps": steps.from_profiler_steps,
+            "durations_us": durations,
+            "average_us": float(np.mean(durations)) if durations else 0.0,
+        },
+        "breakdown_us": {c: avg[c] / 1000.0 for c in CATEGORIES},
+        "breakdown_per_step_us": [
+            {c: v / 1000.0 for c, v in zip(CATEGORIES, row)} for row in breakdown.per_step_ns.tolist()
+        ],
+        "gpu": gpu,
+        "operators": ops[:top] if top else ops,
+        "kernels": kernels[:top] if top else kernels,
+        "distributed": trace.meta.get("distributed_info"),
+    }

@@ -1,0 +1,1 @@
+"""Readers: one per input format, each producing the normalised `model.Trace`."""

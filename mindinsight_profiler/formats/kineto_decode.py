@@ -1,0 +1,287 @@
+"""Typed decoding of Kineto trace events into numpy column batches.
+
+msgspec decodes each chunk of events into small structs that name only the fields the
+analyses use (unknown keys are skipped in C); one pass per column then builds numpy arrays.
+Strings are interned per batch and remapped to the trace's table when batches are merged,
+so a batch can be built in another process.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import msgspec
+import numpy as np
+from msgspec import Raw
+
+from mindinsight_profiler.formats.numbers import us_text_to_ns
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
+
+_EMPTY = Raw(b"")
+_ZERO = Raw(b"0")
+
+
+class _Args(msgspec.Struct, frozen=True, gc=False):
+    """The `args` keys any analysis reads; everything else in `args` is skipped unparsed."""
+
+    ext_id: int = msgspec.field(default=-1, name="External id")
+    ext_id_lc: int = msgspec.field(default=-1, name="external id")  # 2021 runtimes/kernels
+    corr: int = msgspec.field(default=-1, name="correlation")
+    device: int = -1
+    stream: int = -1
+    grid: Raw = _EMPTY
+    block: Raw = _EMPTY
+    regs: int = msgspec.field(default=-1, name="registers per thread")
+    smem: int = msgspec.field(default=-1, name="shared memory")
+    blocks_per_sm: float = msgspec.field(default=math.nan, name="blocks per SM")
+    occupancy: float = msgspec.field(default=math.nan, name="est. achieved occupancy %")
+    input_dims: Raw = msgspec.field(default=_EMPTY, name="Input Dims")
+    call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
+    addr: int = msgspec.field(default=-1, name="Addr")
+    nbytes: int = msgspec.field(default=0, name="Bytes")
+    total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
+    total_reserved: int = msgspec.field(default=-1, name="Total Reserved")
+    device_type: int = msgspec.field(default=-1, name="Device Type")
+    device_id: int = msgspec.field(default=-1, name="Device Id")
+    name: str = ""  # metadata events: process_name / thread_name
+    labels: str = ""  # metadata events: process_labels
+
+
+_NO_ARGS = _Args()
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: Raw = _ZERO  # raw text: parsed exactly to ns by `us_text_to_ns`
+    dur: float = 0.0
+    id: int | str | None = None
+    args: _Args = _NO_ARGS
+
+
+class _Document(msgspec.Struct):
+    """Only used to re-decode a small document whole, for an exact error position."""
+
+    traceEvents: list[_Event]
+
+
+EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
+DOCUMENT_DECODER = msgspec.json.Decoder(_Document)
+
+
+class TimestampError(ValueError):
+    """`ts` of event `index` (within its batch) is not a finite number."""
+
+    def __init__(self, index: int, text: bytes) -> None:
+        self.index = index
+        super().__init__(f"event {index}: ts is not a number: {text[:40]!r}")
+
+
+@dataclass
+class Batch:
+    """Columns of one chunk, with chunk-local string and track tables."""
+
+    events: dict[str, np.ndarray]
+    memory: dict[str, np.ndarray]
+    flows: dict[str, np.ndarray]
+    strings: list[str]  # local string table (names, categories, launch shapes, stacks)
+    tracks: list[tuple[str, str]]  # local (pid, tid) table
+    metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
+    count: int = 0  # events decoded, of any phase
+
+
+class _Interner:
+    """Chunk-local string interning (a dict lookup per value, no Python function call)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def codes(self, values: list[str]) -> np.ndarray:
+        index = self.index
+        return np.fromiter(
+            (index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values)
+        )
+
+    def raw_codes(self, values: list[Raw]) -> np.ndarray:
+        """Codes for raw JSON texts (empty text -> -1); unique texts are decoded once."""
+        seen: dict[bytes, int] = {}
+        out = np.empty(len(values), dtype=np.int32)
+        for i, raw in enumerate(values):
+            key = bytes(raw)
+            code = seen.get(key)
+            if code is None:
+                code = -1 if not key else self.index.setdefault(_raw_text(key), len(self.index))
+                seen[key] = code
+            out[i] = code
+        return out
+
+    def table(self) -> list[str]:
+        return list(self.index)
+
+
+def _raw_text(raw: bytes) -> str:
+    """A JSON string becomes its value; any other JSON value keeps its compact text."""
+    if raw[:1] == b'"':
+        return str(msgspec.json.decode(raw))
+    return raw.decode("utf-8", "replace")
+
+
+def _ts_ns(events: list[_Event]) -> np.ndarray:
+    from mindinsight_profiler.formats.numbers import NumberFormatError
+
+    try:
+        return us_text_to_ns([bytes(e.ts) for e in events])
+    except NumberFormatError as exc:
+        raise TimestampError(exc.index, exc.text) from None
+
+
+def _ints(args: list[_Args], attr: str, dtype: str) -> np.ndarray:
+    return np.fromiter((getattr(a, attr) for a in args), dtype=dtype, count=len(args))
+
+
+def _track_codes(events: list[_Event], tracks: dict[tuple[object, object], int]) -> np.ndarray:
+    return np.fromiter(
+        (tracks.setdefault((e.pid, e.tid), len(tracks)) for e in events),
+        dtype=np.int32,
+        count=len(events),
+    )
+
+
+def _complete_columns(
+    events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: dict
+) -> dict[str, np.ndarray]:
+    """Columns of `X` events (and non-memory instants, marked by `instant`)."""
+    n = len(events)
+    cat = strings.codes([e.cat for e in events])
+    kind_of_code = np.array(
+        [int(kind_of_category(s)) for s in strings.table()] or [0], dtype=np.uint8
+    )
+    kind = kind_of_code[cat]
+    kind[instant] = Kind.INSTANT
+    start = _ts_ns(events)
+    dur = np.fromiter((e.dur for e in events), dtype=np.float64, count=n)
+    dur_ns = np.rint(np.maximum(dur, 0.0) * 1000.0).astype(np.int64)
+    args = [e.args for e in events]
+    ext = _ints(args, "ext_id", "int64")
+    ext_lc = _ints(args, "ext_id_lc", "int64")
+    cols: dict[str, np.ndarray] = {
+        "start_ns": start,
+        "end_ns": start + dur_ns,
+        "kind": kind,
+        "name": strings.codes([e.name for e in events]),
+        "cat": cat,
+        "track": _track_codes(events, tracks),
+        # 2021 kernels/runtimes spell it "external id"; both mean the launching operator.
+        "ext_id": np.where(ext >= 0, ext, ext_lc),
+        "corr": _ints(args, "corr", "int64"),
+    }
+    dev = np.flatnonzero(np.isin(kind, [int(k) for k in DEVICE_KINDS]))
+    dargs = [args[i] for i in dev.tolist()]
+    for col, attr, dtype, fill in (
+        ("device", "device", "int16", -1),
+        ("stream", "stream", "int32", -1),
+        ("regs", "regs", "int32", -1),
+        ("smem", "smem", "int32", -1),
+        ("blocks_per_sm", "blocks_per_sm", "float64", np.nan),
+        ("occupancy", "occupancy", "float64", np.nan),
+    ):
+        full = np.full(n, fill, dtype=dtype)
+        full[dev] = _ints(dargs, attr, dtype)
+        cols[col] = full
+    for col, attr, rows in (
+        ("grid", "grid", dev),
+        ("block", "block", dev),
+        ("input_dims", "input_dims", None),
+        ("call_stack", "call_stack", None),
+    ):
+        full = np.full(n, -1, dtype=np.int32)
+        if rows is None:
+            rows = np.flatnonzero(np.isin(kind, [int(k) for k in OP_TREE_KINDS]))
+        full[rows] = strings.raw_codes([getattr(args[i], attr) for i in rows.tolist()])
+        cols[col] = full
+    return cols
+
+
+def _memory_columns(events: list[_Event], tracks: dict) -> dict[str, np.ndarray]:
+    args = [e.args for e in events]
+    return {
+        "ts_ns": _ts_ns(events),
+        "track": _track_codes(events, tracks),
+        "addr": _ints(args, "addr", "int64"),
+        "bytes": _ints(args, "nbytes", "int64"),
+        "total_allocated": _ints(args, "total_allocated", "int64"),
+        "total_reserved": _ints(args, "total_reserved", "int64"),
+        "device_type": _ints(args, "device_type", "int8"),
+        "device_id": _ints(args, "device_id", "int16"),
+    }
+
+
+def _flow_id(value: int | str | None) -> int:
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 0)
+        except ValueError:
+            return hash(value) & 0x7FFFFFFFFFFFFFFF
+    return -1
+
+
+def _flow_columns(events: list[_Event], strings: _Interner, tracks: dict) -> dict[str, np.ndarray]:
+    return {
+        "ts_ns": _ts_ns(events),
+        "track": _track_codes(events, tracks),
+        "flow_id": np.fromiter((_flow_id(e.id) for e in events), np.int64, len(events)),
+        "phase": np.fromiter((ord(e.ph) for e in events), np.uint8, len(events)),
+        "cat": strings.codes([e.cat for e in events]),
+    }
+
+
+def decode_batch(data: bytes | memoryview) -> Batch:
+    """Decode a JSON array of trace events into a column batch.
+
+    Raises msgspec errors for malformed JSON or wrongly typed fields, TimestampError for a
+    `ts` that is not a number.
+    """
+    decoded: list[_Event] = EVENTS_DECODER.decode(data)
+    return build_batch(decoded)
+
+
+def build_batch(decoded: list[_Event]) -> Batch:
+    """Sort events by phase and build the columns of each table."""
+    complete: list[_Event] = []
+    instant_flags: list[bool] = []
+    memory: list[_Event] = []
+    flows: list[_Event] = []
+    metadata: list[tuple[str, str, str, str]] = []
+    for e in decoded:
+        ph = e.ph
+        if ph == "X":
+            complete.append(e)
+            instant_flags.append(False)
+        elif ph in ("i", "I"):
+            if e.name == "[memory]":
+                memory.append(e)
+            else:
+                complete.append(e)
+                instant_flags.append(True)
+        elif ph in ("s", "f", "t"):
+            flows.append(e)
+        elif ph == "M":
+            metadata.append((str(e.pid), str(e.tid), e.name, e.args.name or e.args.labels))
+    strings = _Interner()
+    tracks: dict[tuple[object, object], int] = {}
+    events = _complete_columns(complete, np.array(instant_flags, dtype=bool), strings, tracks)
+    return Batch(
+        events=events,
+        memory=_memory_columns(memory, tracks),
+        flows=_flow_columns(flows, strings, tracks),
+        strings=strings.table(),
+        tracks=[(str(p), str(t)) for p, t in tracks],
+        metadata=metadata,
+        count=len(decoded),
+    )

@@ -1,0 +1,149 @@
+"""Derived links of the model: nesting by time containment and launch correlations.
+
+- `parent`: the innermost range on the same thread that contains an operator-tree range
+  (ops, annotations, steps); python frames get parents among python frames.
+- `caller` of a runtime call: its operator, by External id when that operator is on the same
+  thread and the call starts inside it, else by time containment. The fallback matters for
+  traces whose runtimes carry their correlation id as External id (seen in HTA's data).
+- `caller` of device work (kernel, memcpy, memset): the runtime call with its correlation id.
+
+Everything is vectorised: nesting is a "nearest preceding range that still covers me" query,
+answered for all ranges at once with a sparse max-table and binary lifting, O(n log n).
+A range that overlaps a sibling without nesting (malformed input) simply gets the nearest
+range that does contain it, instead of aborting the whole trace.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, is_kind
+from mindinsight_profiler.model.trace import Trace
+
+
+def _nearest_covering(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """For each query q: the largest j < pos[q] with ends[j] >= need[q], else -1."""
+    n = len(ends)
+    result = np.full(len(pos), -1, dtype=np.int64)
+    if n == 0 or len(pos) == 0:
+        return result
+    table = [ends]
+    step = 1
+    while step * 2 <= n:
+        prev = table[-1]
+        table.append(np.maximum(prev[:-step], prev[step:]))
+        step *= 2
+    cur = pos.astype(np.int64).copy()
+    for k in range(len(table) - 1, -1, -1):
+        width = 1 << k
+        cand = cur - width
+        ok = cand >= 0
+        level = table[k]
+        block_max = level[np.clip(cand, 0, len(level) - 1)]
+        move = ok & (block_max < need)
+        cur = np.where(move, cand, cur)
+    found = cur > 0
+    j = cur - 1
+    found &= ends[np.clip(j, 0, n - 1)] >= need
+    result[found] = j[found]
+    return result
+
+
+class _Containers:
+    """Ranges sorted by (track, start, -end) with track-offset keys for covering queries."""
+
+    def __init__(self, idx: np.ndarray, track: np.ndarray, start: np.ndarray, end: np.ndarray):
+        order = np.lexsort((idx, -end, start, track))
+        self.idx = idx[order]
+        self.t0 = int(start.min()) if len(start) else 0
+        span = (int(end.max()) - self.t0 + 2) if len(end) else 1
+        self.span = span
+        # Offsetting each track by `span` keeps every query inside its own track.
+        self.track_key = track[order].astype(np.int64) * span
+        self.start_key = self.track_key + (start[order] - self.t0)
+        self.end_key = self.track_key + (end[order] - self.t0)
+
+    def key(self, track: np.ndarray, t: np.ndarray) -> np.ndarray:
+        return track.astype(np.int64) * self.span + (t - self.t0)
+
+    def parents_of_self(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """Parent (global index or -1) of each container, in the containers' own order."""
+        n = len(self.idx)
+        # A zero-length range at its parent's end belongs to the next range, not that parent.
+        need = np.maximum(self.end_key, self.start_key + 1)
+        j = _nearest_covering(self.end_key, np.arange(n), need)
+        return np.where(j >= 0, self.idx[np.clip(j, 0, None)], -1)
+
+    def enclosing(self, track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """Innermost container (global index or -1) covering each query range."""
+        s = self.key(track, start)
+        e = np.maximum(self.key(track, end), s + 1)
+        pos = np.searchsorted(self.start_key, s, side="right")
+        j = _nearest_covering(self.end_key, pos, e)
+        return np.where(j >= 0, self.idx[np.clip(j, 0, None)], -1)
+
+
+def _nest(trace: Trace, mask: np.ndarray) -> _Containers:
+    ev = trace.events
+    idx = np.flatnonzero(mask)
+    c = _Containers(idx, ev["track"][idx], ev["start_ns"][idx], ev["end_ns"][idx])
+    if len(idx):
+        order_start = ev["start_ns"][c.idx]
+        order_end = ev["end_ns"][c.idx]
+        ev["parent"][c.idx] = c.parents_of_self(order_start, order_end)
+    return c
+
+
+def _join_unique(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """rows[k] for the first k with keys[k] == wanted[q], else -1 (vectorised lookup)."""
+    out = np.full(len(wanted), -1, dtype=np.int64)
+    if len(keys) == 0 or len(wanted) == 0:
+        return out
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    pos = np.searchsorted(sk, wanted, side="left")
+    pos_c = np.clip(pos, 0, len(sk) - 1)
+    hit = (pos < len(sk)) & (sk[pos_c] == wanted)
+    out[hit] = rows[order[pos_c[hit]]]
+    return out
+
+
+def _link_runtimes(trace: Trace, ops: _Containers, op_mask: np.ndarray) -> None:
+    ev = trace.events
+    rt = np.flatnonzero(ev["kind"] == Kind.RUNTIME)
+    if len(rt) == 0:
+        return
+    op_idx = np.flatnonzero(op_mask & (ev["ext_id"] > 0))
+    by_ext = _join_unique(ev["ext_id"][op_idx], op_idx, ev["ext_id"][rt])
+    ok = by_ext >= 0
+    cand = np.clip(by_ext, 0, None)
+    # An External id link is trusted only if the operator is on the same thread and the call
+    # starts inside it; otherwise the id is not an operator id (it may be a correlation id).
+    ok &= ev["track"][cand] == ev["track"][rt]
+    ok &= (ev["start_ns"][cand] <= ev["start_ns"][rt]) & (ev["start_ns"][rt] <= ev["end_ns"][cand])
+    caller = np.where(ok, by_ext, -1)
+    missing = ~ok
+    if missing.any():
+        r = rt[missing]
+        caller[missing] = ops.enclosing(ev["track"][r], ev["start_ns"][r], ev["end_ns"][r])
+    ev["caller"][rt] = caller
+
+
+def _link_device_work(trace: Trace) -> None:
+    ev = trace.events
+    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["corr"] >= 0))
+    rt = np.flatnonzero((ev["kind"] == Kind.RUNTIME) & (ev["corr"] >= 0))
+    if len(dev) and len(rt):
+        ev["caller"][dev] = _join_unique(ev["corr"][rt], rt, ev["corr"][dev])
+
+
+def build_links(trace: Trace) -> None:
+    """Fill `parent` and `caller` in place (idempotent)."""
+    ev = trace.events
+    ev["parent"][:] = -1
+    ev["caller"][:] = -1
+    op_mask = is_kind(ev["kind"], OP_TREE_KINDS)
+    ops = _nest(trace, op_mask)
+    _nest(trace, ev["kind"] == Kind.PYTHON_FUNCTION)
+    _link_runtimes(trace, ops, op_mask)
+    _link_device_work(trace)

@@ -1,0 +1,41 @@
+"""Packaging for mindinsight_profiler (tool settings live in pyproject.toml)."""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+ROOT = Path(__file__).parent
+
+
+def _version() -> str:
+    """Read the version without importing the package (its dependencies may be missing)."""
+    for line in (ROOT / "mindinsight_profiler" / "_version.py").read_text().splitlines():
+        if line.startswith("__version__"):
+            return line.split("=")[1].strip().strip("\"'")
+    raise RuntimeError("no __version__ in mindinsight_profiler/_version.py")
+
+
+setup(
+    name="mindinsight_profiler",
+    version=_version(),
+    description="Training-performance dashboard and advisor for PyTorch and MindSpore profiles",
+    long_description=(ROOT / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["mindinsight_profiler", "mindinsight_profiler.*"]),
+    include_package_data=True,
+    install_requires=[
+        "numpy>=1.24",
+        "msgspec>=0.18",
+        "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
+    ],
+    extras_require={
+        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8"],
+    },
+    entry_points={"console_scripts": ["mindinsight=mindinsight_profiler.cli.main:main"]},
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)
