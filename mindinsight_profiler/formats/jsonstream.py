@@ -75,8 +75,12 @@ def _gzip_reader(fileobj: BinaryIO) -> BinaryIO:
 
 def iter_blocks(path: Path, progress: ProgressFn | None = None) -> Iterator[bytes]:
     """Decompressed blocks of `path`; whitespace-only blocks shrink to one space."""
-    total = path.stat().st_size
-    with open(path, "rb") as raw:
+    try:
+        total = path.stat().st_size
+        raw_file = open(path, "rb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    with raw_file as raw:
         magic = raw.read(2)
         raw.seek(0)
         counter = _CountingReader(raw)  # type: ignore[arg-type]

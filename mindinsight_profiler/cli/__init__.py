@@ -1,0 +1,1 @@
+"""The `mindinsight` command line: drives the same pipeline as the server."""

@@ -1,0 +1,100 @@
+"""`mindinsight` entry point: argument parsing and exit codes, nothing else.
+
+Exit status: 0 success, 2 bad input or usage (one line on stderr naming the file and the
+problem), 1 an internal error (one line, plus the traceback with MINDINSIGHT_DEBUG=1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from mindinsight_profiler._version import __version__
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.discovery import discover
+
+#: Inputs at least this large get a progress bar (when stderr is a terminal, or --progress).
+PROGRESS_MIN_BYTES = 16 << 20
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mindinsight", description="Training performance analysis for PyTorch and MindSpore profiles."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("analyse", aliases=["analyze"], help="analyse one trace and print a report")
+    a.add_argument("path", type=Path, help="a trace file, or a run folder of trace files")
+    a.add_argument("--worker", help="worker to analyse (default: the first)")
+    a.add_argument("--span", help="span to analyse (default: the worker's first)")
+    a.add_argument("--top", type=int, default=None, help="rows of the operator and kernel tables")
+    a.add_argument("--format", choices=("table", "json"), default="table")
+    a.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+    a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    bar = a.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None)
+    bar.add_argument("--no-progress", dest="progress", action="store_false")
+    return parser
+
+
+def _analyse(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.cli.progress import ProgressBar
+    from mindinsight_profiler.cli.render import render
+    from mindinsight_profiler.pipeline import analyse_file
+    from mindinsight_profiler.store.cache import Workspace
+
+    if args.top is not None and args.top < 0:
+        raise InputError(args.path, "--top must be zero or more")
+    runs = discover(args.path)
+    if not runs:
+        raise InputError(args.path, "no trace files (*.pt.trace.json[.gz]) found")
+    run = runs[0]
+    if len(runs) > 1:
+        print(f"mindinsight: {len(runs)} runs found, analysing {run.name}", file=sys.stderr)
+    file = run.select(args.worker, args.span)
+    show = args.progress
+    if show is None:
+        show = sys.stderr.isatty() and file.path.stat().st_size >= PROGRESS_MIN_BYTES
+    bar = ProgressBar(f"reading {file.path.name}") if show else None
+    workspace = None if args.no_cache else Workspace(args.workspace)
+    try:
+        report, _cached = analyse_file(file.path, workspace, bar)
+    finally:
+        if bar:
+            bar.close()
+    report = dict(report, worker=file.worker, span=file.span)
+    if args.top is not None:
+        report["operators"] = report["operators"][: args.top]
+        report["kernels"] = report["kernels"][: args.top]
+    if args.format == "json":
+        json.dump(report, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(report, top=args.top if args.top is not None else 20))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command in ("analyse", "analyze"):
+            return _analyse(args)
+        raise AssertionError(args.command)
+    except InputError as exc:
+        print(f"mindinsight: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mindinsight: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # one line for users; the traceback on request
+        if os.environ.get("MINDINSIGHT_DEBUG"):
+            traceback.print_exc()
+        print(f"mindinsight: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,87 @@
+"""Plain-text rendering of a report, in the style of torch's `key_averages().table()`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LABELS = {
+    "kernel": "Kernel",
+    "memcpy": "Memcpy",
+    "memset": "Memset",
+    "communication": "Communication",
+    "runtime": "Runtime",
+    "dataloader": "DataLoader",
+    "cpu_exec": "CPU Exec",
+    "other": "Other",
+}
+
+
+def _fmt_us(us: float) -> str:
+    if abs(us) >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = "-" * (sum(widths) + 2 * (len(widths) - 1))
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return [line, fmt(headers), line, *(fmt(r) for r in rows), line]
+
+
+def _clip(name: str, n: int = 60) -> str:
+    return name if len(name) <= n else name[: n - 3] + "..."
+
+
+def render(report: dict[str, Any], top: int = 20) -> str:
+    """The report as text: steps, breakdown, GPU summary, top operators, top kernels."""
+    out: list[str] = []
+    steps = report["steps"]
+    avg = steps["average_us"]
+    how = "ProfilerStep ranges" if steps["from_profiler_steps"] else "no ProfilerStep ranges: one step over the trace"
+    out.append(f"{report.get('source')}: {steps['count']} steps ({how}), average {_fmt_us(avg)}")
+    out.append("")
+    rows = []
+    for key, label in _LABELS.items():
+        value = report["breakdown_us"][key]
+        rows.append([label, _fmt_us(value), f"{100 * value / avg:.2f}%" if avg else "-"])
+    out += ["Step time breakdown (average per step)", *_table(["Category", "Time", "Share"], rows)]
+    gpu = report.get("gpu")
+    if gpu:
+        out += ["", "GPU summary"]
+        for d in gpu["devices"]:
+            out.append(
+                f"  GPU {d['device']} {d.get('name') or ''}: utilization {d['utilization']:.2f}%, "
+                f"est. SM efficiency {_pct(d['sm_efficiency'])}, est. achieved occupancy {_pct(d['occupancy'])}"
+            )
+    ops = report["operators"][:top]
+    out += ["", f"Top {len(ops)} operators by device self time" if gpu else f"Top {len(ops)} operators by host self time"]
+    out += _table(
+        ["Name", "Calls", "Host Self", "Host Total", "Device Self", "Device Total"],
+        [
+            [_clip(o["name"]), str(o["calls"]), _fmt_us(o["host_self_us"]), _fmt_us(o["host_total_us"]),
+             _fmt_us(o["device_self_us"]), _fmt_us(o["device_total_us"])]
+            for o in ops
+        ],
+    )  # fmt: skip
+    kernels = report["kernels"][:top]
+    if kernels:
+        out += ["", f"Top {len(kernels)} kernels by total time"]
+        out += _table(
+            ["Name", "Calls", "Total", "Mean", "Min", "Max", "Blocks/SM", "Occupancy %"],
+            [
+                [_clip(k["name"]), str(k["calls"]), _fmt_us(k["total_us"]), _fmt_us(k["mean_us"]),
+                 _fmt_us(k["min_us"]), _fmt_us(k["max_us"]), f"{k['blocks_per_sm']:.2f}", f"{k['occupancy']:.2f}"]
+                for k in kernels
+            ],
+        )  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}%"

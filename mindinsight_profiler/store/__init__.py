@@ -1,0 +1,1 @@
+"""Workspace storage: caches of parsed traces and analysis results."""

@@ -1,0 +1,200 @@
+"""Workspace cache: a parsed trace and its report, keyed by the input's fingerprint.
+
+Layout: `<workspace>/cache/<key>/` holds one `.npy` file per column (reopened memory-mapped,
+so a later open costs milliseconds, not a re-parse), `strings.json`, `report.json` and a
+`manifest.json` with the schema versions, sizes and CRC32 of every file. An entry is built
+in a temporary folder and renamed into place, so readers never see half an entry; a per-key
+lock keeps two processes from parsing the same file at once. A stale or corrupt entry is
+reported as a miss (CacheError) and the caller rebuilds it. The user's input is only read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler._version import __version__
+from mindinsight_profiler.errors import CacheError
+from mindinsight_profiler.model.strings import StringTable
+from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
+
+CACHE_FORMAT = 1
+_TABLES = ("events", "memory", "flows")
+_SAMPLE = 1 << 20
+
+
+def fingerprint(path: Path) -> str:
+    """Identity of an input file: path, size, mtime and its first and last MiB.
+
+    Cheap even for gigabyte traces; any rewrite of the file changes size, mtime or content
+    at its ends (a trace is a single JSON document, so appending changes its end).
+    """
+    st = path.stat()
+    h = hashlib.sha256()
+    h.update(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
+    with open(path, "rb") as f:
+        h.update(f.read(_SAMPLE))
+        if st.st_size > _SAMPLE:
+            f.seek(max(_SAMPLE, st.st_size - _SAMPLE))
+            h.update(f.read(_SAMPLE))
+    h.update(f"|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
+    return h.hexdigest()[:32]
+
+
+def _crc(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(8 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, separators=(",", ":"), default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+class CacheEntry:
+    """One cached input: `load_*` returns None on a miss, raises CacheError when corrupt."""
+
+    def __init__(self, root: Path, key: str) -> None:
+        self.root = root
+        self.key = key
+        self.dir = root / key
+
+    def _manifest(self) -> dict[str, Any] | None:
+        path = self.dir / "manifest.json"
+        if not path.exists():
+            return None
+        try:
+            manifest = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise CacheError(f"{path}: unreadable manifest: {exc}") from None
+        if manifest.get("cache_format") != CACHE_FORMAT or manifest.get("schema_version") != SCHEMA_VERSION:
+            return None
+        return dict(manifest)
+
+    def _checked(self, manifest: dict[str, Any], name: str, verify: bool) -> Path:
+        info = manifest["files"].get(name)
+        path = self.dir / name
+        if info is None or not path.exists() or path.stat().st_size != info["size"]:
+            raise CacheError(f"{path}: missing or truncated cache file")
+        if verify and _crc(path) != info["crc32"]:
+            raise CacheError(f"{path}: checksum mismatch")
+        return path
+
+    def load_report(self, name: str = "report") -> dict[str, Any] | None:
+        manifest = self._manifest()
+        if manifest is None or f"{name}.json" not in manifest["files"]:
+            return None
+        path = self._checked(manifest, f"{name}.json", verify=True)
+        return dict(json.loads(path.read_text()))
+
+    def load_trace(self, verify: bool = True) -> Trace | None:
+        """The cached trace with columns memory-mapped (read-only)."""
+        manifest = self._manifest()
+        if manifest is None:
+            return None
+        tables: dict[str, dict[str, np.ndarray]] = {}
+        try:
+            for table in _TABLES:
+                cols = {}
+                for col in manifest["tables"][table]:
+                    path = self._checked(manifest, f"{table}.{col}.npy", verify)
+                    cols[col] = np.load(path, mmap_mode="r", allow_pickle=False)
+                tables[table] = cols
+            strings = json.loads(self._checked(manifest, "strings.json", verify).read_text())
+        except (ValueError, OSError, KeyError) as exc:
+            raise CacheError(f"{self.dir}: unreadable cache entry: {exc}") from None
+        tracks = [Track(**t) for t in manifest["tracks"]]
+        trace = Trace(
+            tables["events"], tables["memory"], tables["flows"], StringTable(strings), tracks,
+            manifest["meta"],
+        )  # fmt: skip
+        trace.check()
+        return trace
+
+    def save(self, trace: Trace, reports: dict[str, dict[str, Any]]) -> None:
+        """Write the entry atomically (temp folder + rename); a concurrent writer's copy wins."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=self.root))
+        try:
+            files: dict[str, dict[str, int]] = {}
+            tables: dict[str, list[str]] = {}
+            for table in _TABLES:
+                columns = getattr(trace, table)
+                tables[table] = list(columns)
+                for col, values in columns.items():
+                    np.save(tmp / f"{table}.{col}.npy", np.ascontiguousarray(values), allow_pickle=False)
+            _write_json(tmp / "strings.json", trace.strings.to_list())
+            for name, report in reports.items():
+                _write_json(tmp / f"{name}.json", report)
+            for path in tmp.iterdir():
+                files[path.name] = {"size": path.stat().st_size, "crc32": _crc(path)}
+            manifest = {
+                "cache_format": CACHE_FORMAT,
+                "schema_version": SCHEMA_VERSION,
+                "writer": __version__,
+                "tables": tables,
+                "tracks": [asdict(t) for t in trace.tracks],
+                "meta": trace.meta,
+                "files": files,
+            }
+            _write_json(tmp / "manifest.json", manifest)
+            if self.dir.exists():
+                shutil.rmtree(self.dir, ignore_errors=True)
+            try:
+                os.rename(tmp, self.dir)
+            except OSError:  # another process renamed its copy first
+                shutil.rmtree(tmp, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def discard(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Workspace:
+    """The folder holding caches and state (default `~/.mindinsight`)."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        default = os.environ.get("MINDINSIGHT_WORKSPACE") or Path.home() / ".mindinsight"
+        self.root = Path(root or default).expanduser()
+
+    @property
+    def cache_root(self) -> Path:
+        return self.root / "cache"
+
+    def entry(self, source: Path) -> CacheEntry:
+        return CacheEntry(self.cache_root, fingerprint(source))
+
+    @contextlib.contextmanager
+    def lock(self, entry: CacheEntry) -> Iterator[None]:
+        """Exclusive per-key lock so concurrent processes parse an input once."""
+        self.cache_root.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_root / f".{entry.key}.lock", "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install the project and its test tools into .venv, then run lint, type checks and all tests.
+# Tests that need ../shared/data skip with a reason when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+.venv/bin/python -m pytest -q "$@"
