@@ -15,6 +15,7 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import jsonstream
+from mindinsight_profiler.formats.chunked import decode_chunks
 from mindinsight_profiler.formats.kineto_decode import (
     DOCUMENT_DECODER,
     Batch,
@@ -84,22 +85,24 @@ def _read_batches(
     path: Path, progress: jsonstream.ProgressFn | None
 ) -> tuple[list[Batch], dict[str, Any]]:
     meta: dict[str, Any] = {}
-    batches: list[Batch] = []
-    for piece in jsonstream.iter_pieces(path, progress):
+
+    def on_piece(piece: jsonstream.Piece) -> None:
         if piece.kind == "whole":
             meta.update(_decode_meta(path, piece.data))
             raise InputError(path, "not a trace: no traceEvents array")
-        if piece.kind == "head":
-            if piece.data:
-                meta.update(_decode_meta(path, piece.data + b'"traceEvents": []}'))
-        elif piece.kind == "tail":
-            if piece.data:
-                meta.update(_decode_meta(path, b'{"traceEvents": []' + piece.data))
-        else:
-            try:
-                batches.append(_checked(path, lambda p=piece: decode_batch(b"[" + p.data + b"]")))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                return [_whole_document(path, exc, piece.offset)], meta
+        if piece.kind == "head" and piece.data:
+            meta.update(_decode_meta(path, piece.data + b'"traceEvents": []}'))
+        elif piece.kind == "tail" and piece.data:
+            meta.update(_decode_meta(path, b'{"traceEvents": []' + piece.data))
+
+    try:
+        batches = decode_chunks(path, decode_batch, on_piece, progress)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        return [_whole_document(path, exc, 0)], meta
+    except TimestampError as exc:
+        raise InputError(path, str(exc).split(": ", 1)[1]) from None
+    except OverflowError as exc:
+        raise InputError(path, f"a number does not fit 64 bits: {exc}") from None
     return batches, meta
 
 

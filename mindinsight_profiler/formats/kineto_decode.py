@@ -8,7 +8,9 @@ so a batch can be built in another process.
 
 from __future__ import annotations
 
+import itertools
 import math
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 import msgspec
@@ -29,7 +31,7 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
     ext_id_lc: int = msgspec.field(default=-1, name="external id")  # 2021 runtimes/kernels
     corr: int = msgspec.field(default=-1, name="correlation")
     device: int = -1
-    stream: int = -1
+    stream: int | str = -1  # AMD runtimes write "0x0"
     grid: Raw = _EMPTY
     block: Raw = _EMPTY
     regs: int = msgspec.field(default=-1, name="registers per thread")
@@ -95,32 +97,54 @@ class Batch:
 
 
 class _Interner:
-    """Chunk-local string interning (a dict lookup per value, no Python function call)."""
+    """Chunk-local string interning with no Python-level work per value.
+
+    `dict.setdefault` driven by `map` runs in C; each new value gets the running counter as
+    a provisional code, and one lookup table then makes the codes dense.
+    """
 
     def __init__(self) -> None:
-        self.index: dict[str, int] = {}
+        self.index: dict[object, int] = {}
+        self.table_: list[str] = []
+        self._counter = itertools.count()
 
     def codes(self, values: list[str]) -> np.ndarray:
+        """Dense codes of `values`, adding new strings to the table."""
+        return self._codes(values)
+
+    def _codes(self, values: list) -> np.ndarray:
         index = self.index
-        return np.fromiter(
-            (index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values)
+        before = len(index)
+        provisional = np.fromiter(
+            map(index.setdefault, values, self._counter), dtype=np.int64, count=len(values)
         )
+        if len(index) == before:  # no new values: stored codes are already dense
+            return provisional.astype(np.int32)
+        new_keys = list(index)[before:]
+        lut_keys = np.fromiter((index[k] for k in new_keys), np.int64, len(new_keys))
+        dense = np.arange(len(self.table_), len(self.table_) + len(new_keys), dtype=np.int64)
+        for k, d in zip(new_keys, dense.tolist()):
+            index[k] = d
+            self.table_.append(_raw_text(k) if isinstance(k, bytes) else k)
+        # Old values returned dense codes already; remap the provisional ones just issued.
+        order = np.argsort(lut_keys)
+        pos = np.searchsorted(lut_keys[order], provisional)
+        pos_c = np.clip(pos, 0, len(order) - 1)
+        hit = (pos < len(order)) & (lut_keys[order][pos_c] == provisional)
+        out = np.where(hit, dense[order][pos_c], provisional)
+        return out.astype(np.int32)
 
     def raw_codes(self, values: list[Raw]) -> np.ndarray:
-        """Codes for raw JSON texts (empty text -> -1); unique texts are decoded once."""
-        seen: dict[bytes, int] = {}
-        out = np.empty(len(values), dtype=np.int32)
-        for i, raw in enumerate(values):
-            key = bytes(raw)
-            code = seen.get(key)
-            if code is None:
-                code = -1 if not key else self.index.setdefault(_raw_text(key), len(self.index))
-                seen[key] = code
-            out[i] = code
+        """Codes for raw JSON texts (empty text -> -1); each unique text is decoded once."""
+        keys = list(map(bytes, values))
+        out = self._codes(keys)
+        empty = self.index.get(b"")
+        if empty is not None:
+            out[out == empty] = -1
         return out
 
     def table(self) -> list[str]:
-        return list(self.index)
+        return list(self.table_)
 
 
 def _raw_text(raw: bytes) -> str:
@@ -134,45 +158,59 @@ def _ts_ns(events: list[_Event]) -> np.ndarray:
     from mindinsight_profiler.formats.numbers import NumberFormatError
 
     try:
-        return us_text_to_ns([bytes(e.ts) for e in events])
+        return us_text_to_ns(list(map(bytes, map(_TS, events))))
     except NumberFormatError as exc:
         raise TimestampError(exc.index, exc.text) from None
 
 
 def _ints(args: list[_Args], attr: str, dtype: str) -> np.ndarray:
-    return np.fromiter((getattr(a, attr) for a in args), dtype=dtype, count=len(args))
+    return np.fromiter(map(attrgetter(attr), args), dtype=dtype, count=len(args))
 
 
-def _track_codes(events: list[_Event], tracks: dict[tuple[object, object], int]) -> np.ndarray:
-    return np.fromiter(
-        (tracks.setdefault((e.pid, e.tid), len(tracks)) for e in events),
-        dtype=np.int32,
-        count=len(events),
-    )
+def _attrs(events: list, attr: str) -> list:
+    return list(map(attrgetter(attr), events))
+
+
+def _as_int(value: int | str) -> int:
+    """Ints as they are; numeric strings ("0x0", "7") parsed; anything else -1."""
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value, 0)
+    except ValueError:
+        return -1
+
+
+_TS = attrgetter("ts")
+_PID_TID = attrgetter("pid", "tid")
+
+
+def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
+    return tracks._codes(list(map(_PID_TID, events)))
 
 
 def _complete_columns(
-    events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: dict
+    events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: _Interner
 ) -> dict[str, np.ndarray]:
     """Columns of `X` events (and non-memory instants, marked by `instant`)."""
     n = len(events)
-    cat = strings.codes([e.cat for e in events])
+    cat = strings.codes(_attrs(events, "cat"))
     kind_of_code = np.array(
         [int(kind_of_category(s)) for s in strings.table()] or [0], dtype=np.uint8
     )
     kind = kind_of_code[cat]
     kind[instant] = Kind.INSTANT
     start = _ts_ns(events)
-    dur = np.fromiter((e.dur for e in events), dtype=np.float64, count=n)
+    dur = np.fromiter(map(attrgetter("dur"), events), dtype=np.float64, count=n)
     dur_ns = np.rint(np.maximum(dur, 0.0) * 1000.0).astype(np.int64)
-    args = [e.args for e in events]
+    args = _attrs(events, "args")
     ext = _ints(args, "ext_id", "int64")
     ext_lc = _ints(args, "ext_id_lc", "int64")
     cols: dict[str, np.ndarray] = {
         "start_ns": start,
         "end_ns": start + dur_ns,
         "kind": kind,
-        "name": strings.codes([e.name for e in events]),
+        "name": strings.codes(_attrs(events, "name")),
         "cat": cat,
         "track": _track_codes(events, tracks),
         # 2021 kernels/runtimes spell it "external id"; both mean the launching operator.
@@ -180,7 +218,7 @@ def _complete_columns(
         "corr": _ints(args, "corr", "int64"),
     }
     dev = np.flatnonzero(np.isin(kind, [int(k) for k in DEVICE_KINDS]))
-    dargs = [args[i] for i in dev.tolist()]
+    dargs = list(map(args.__getitem__, dev.tolist()))
     for col, attr, dtype, fill in (
         ("device", "device", "int16", -1),
         ("stream", "stream", "int32", -1),
@@ -190,7 +228,10 @@ def _complete_columns(
         ("occupancy", "occupancy", "float64", np.nan),
     ):
         full = np.full(n, fill, dtype=dtype)
-        full[dev] = _ints(dargs, attr, dtype)
+        if attr == "stream":
+            full[dev] = np.fromiter((_as_int(a.stream) for a in dargs), dtype, len(dargs))
+        else:
+            full[dev] = _ints(dargs, attr, dtype)
         cols[col] = full
     for col, attr, rows in (
         ("grid", "grid", dev),
@@ -201,13 +242,13 @@ def _complete_columns(
         full = np.full(n, -1, dtype=np.int32)
         if rows is None:
             rows = np.flatnonzero(np.isin(kind, [int(k) for k in OP_TREE_KINDS]))
-        full[rows] = strings.raw_codes([getattr(args[i], attr) for i in rows.tolist()])
+        full[rows] = strings.raw_codes(list(map(attrgetter(attr), map(args.__getitem__, rows.tolist()))))
         cols[col] = full
     return cols
 
 
-def _memory_columns(events: list[_Event], tracks: dict) -> dict[str, np.ndarray]:
-    args = [e.args for e in events]
+def _memory_columns(events: list[_Event], tracks: _Interner) -> dict[str, np.ndarray]:
+    args = _attrs(events, "args")
     return {
         "ts_ns": _ts_ns(events),
         "track": _track_codes(events, tracks),
@@ -231,13 +272,13 @@ def _flow_id(value: int | str | None) -> int:
     return -1
 
 
-def _flow_columns(events: list[_Event], strings: _Interner, tracks: dict) -> dict[str, np.ndarray]:
+def _flow_columns(events: list[_Event], strings: _Interner, tracks: _Interner) -> dict[str, np.ndarray]:
     return {
         "ts_ns": _ts_ns(events),
         "track": _track_codes(events, tracks),
         "flow_id": np.fromiter((_flow_id(e.id) for e in events), np.int64, len(events)),
         "phase": np.fromiter((ord(e.ph) for e in events), np.uint8, len(events)),
-        "cat": strings.codes([e.cat for e in events]),
+        "cat": strings.codes(_attrs(events, "cat")),
     }
 
 
@@ -274,14 +315,14 @@ def build_batch(decoded: list[_Event]) -> Batch:
         elif ph == "M":
             metadata.append((str(e.pid), str(e.tid), e.name, e.args.name or e.args.labels))
     strings = _Interner()
-    tracks: dict[tuple[object, object], int] = {}
+    tracks = _Interner()
     events = _complete_columns(complete, np.array(instant_flags, dtype=bool), strings, tracks)
     return Batch(
         events=events,
         memory=_memory_columns(memory, tracks),
         flows=_flow_columns(flows, strings, tracks),
         strings=strings.table(),
-        tracks=[(str(p), str(t)) for p, t in tracks],
+        tracks=[(str(p), str(t)) for p, t in tracks.index],
         metadata=metadata,
         count=len(decoded),
     )
