@@ -54,7 +54,9 @@ def analyse_file(
     return report, False
 
 
-def load_trace(path: Path, workspace: Workspace | None = None, progress: ProgressFn | None = None) -> Trace:
+def load_trace(
+    path: Path, workspace: Workspace | None = None, progress: ProgressFn | None = None
+) -> Trace:
     """The model of one trace file, memory-mapped from the cache when possible."""
     if workspace is not None:
         entry = workspace.entry(path)

@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# The PyTorch profiler plugin, in its own venv, is the oracle for traces without golden files.
+if [ ! -x bench/.venvs/tb/bin/python ]; then
+  (python3 -m venv bench/.venvs/tb &&
+    bench/.venvs/tb/bin/python -m pip install -q torch-tb-profiler==0.4.3) ||
+    echo "note: could not install torch-tb-profiler; the plugin-oracle tests will skip"
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

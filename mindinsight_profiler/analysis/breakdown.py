@@ -49,7 +49,7 @@ class Breakdown:
         if len(self.step_ns) == 0:
             return dict.fromkeys(CATEGORIES, 0.0)
         mean = self.per_step_ns.mean(axis=0)
-        return {c: float(v) for c, v in zip(CATEGORIES, mean)}
+        return {c: float(v) for c, v in zip(CATEGORIES, mean, strict=True)}
 
 
 def category_ranges(trace: Trace) -> dict[str, iv.Ranges]:

@@ -27,7 +27,9 @@ class DeviceMetrics:
     kernel_ns: int
 
 
-def _sm_efficiency(start: np.ndarray, end: np.ndarray, blocks: np.ndarray, lo: int, hi: int) -> float | None:
+def _sm_efficiency(
+    start: np.ndarray, end: np.ndarray, blocks: np.ndarray, lo: int, hi: int
+) -> float | None:
     keep = blocks > 0
     if not keep.any():
         return None

@@ -21,7 +21,7 @@ class Ranges(NamedTuple):
     def total(self) -> int:
         return int((self.end - self.start).sum())
 
-    def __len__(self) -> int:  # type: ignore[override]
+    def __len__(self) -> int:
         return len(self.start)
 
 

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindinsight_profiler.analysis.categories import host_range_mask, is_operator_row_name, is_step_name
+from mindinsight_profiler.analysis.categories import (
+    host_range_mask,
+    is_operator_row_name,
+    is_step_name,
+)
 from mindinsight_profiler.analysis.tensor_cores import is_tc_eligible_op, is_tc_kernel
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
@@ -47,7 +51,9 @@ def _root(link: np.ndarray) -> np.ndarray:
         out = nxt
 
 
-def _accumulate_up(values: np.ndarray, parent: np.ndarray, gate: np.ndarray | None = None) -> np.ndarray:
+def _accumulate_up(
+    values: np.ndarray, parent: np.ndarray, gate: np.ndarray | None = None
+) -> np.ndarray:
     """values[i] + sum over descendants, deepest first; `gate[p]` False stops the flow into p."""
     total = values.copy()
     depth = np.zeros(len(parent), dtype=np.int64)
@@ -120,7 +126,9 @@ def op_tree(trace: Trace) -> OpTree:
 
     # Eligible for tensor cores: by name, by having launched one, or (for operators) by child.
     elig = trace.names_matching(is_tc_eligible_op)[nodes] | (tc_self > 0)
-    elig = _accumulate_up(elig.astype(np.int64), tree_parent, gate=(kind == Kind.CPU_OP) & ~step) > 0
+    elig = (
+        _accumulate_up(elig.astype(np.int64), tree_parent, gate=(kind == Kind.CPU_OP) & ~step) > 0
+    )
     row_kind = (kind == Kind.CPU_OP) | (kind == Kind.USER_ANNOTATION)
     is_row = alive & row_kind & trace.names_matching(is_operator_row_name)[nodes]
     return OpTree(nodes, is_row, host_self, dur, device_self, device_total, elig, tc_self, tc_total)

@@ -22,7 +22,10 @@ REPORT_VERSION = 1
 
 def _rows(table: Table) -> list[dict[str, Any]]:
     keys = list(table)
-    return [dict(zip(keys, values)) for values in zip(*(table[k] for k in keys))]
+    return [
+        dict(zip(keys, values, strict=True))
+        for values in zip(*(table[k] for k in keys), strict=True)
+    ]
 
 
 def _pct(x: float | None) -> float | None:
@@ -33,8 +36,10 @@ def _gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | N
     metrics = device_metrics(trace, start_ns, end_ns)
     if not metrics:
         return None
-    props = {p.get("id"): p for p in trace.meta.get("device_properties") or [] if isinstance(p, dict)}
-    devices = []
+    props = {
+        p.get("id"): p for p in trace.meta.get("device_properties") or [] if isinstance(p, dict)
+    }
+    devices: list[dict[str, Any]] = []
     for m in metrics:
         p = props.get(m.device, {})
         devices.append(
@@ -43,7 +48,9 @@ def _gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | N
                 "name": p.get("name"),
                 "memory_bytes": p.get("totalGlobalMem"),
                 "compute_capability": (
-                    f"{p['computeMajor']}.{p.get('computeMinor', 0)}" if "computeMajor" in p else None
+                    f"{p['computeMajor']}.{p.get('computeMinor', 0)}"
+                    if "computeMajor" in p
+                    else None
                 ),
                 "utilization": _pct(m.utilization),
                 "sm_efficiency": _pct(m.sm_efficiency),
@@ -53,7 +60,7 @@ def _gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | N
         )
 
     def mean(key: str) -> float | None:
-        vals = [d[key] for d in devices if d[key] is not None]
+        vals = [float(d[key]) for d in devices if d[key] is not None]
         return round(float(np.mean(vals)), 4) if vals else None
 
     return {
@@ -87,7 +94,8 @@ def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
         },
         "breakdown_us": {c: avg[c] / 1000.0 for c in CATEGORIES},
         "breakdown_per_step_us": [
-            {c: v / 1000.0 for c, v in zip(CATEGORIES, row)} for row in breakdown.per_step_ns.tolist()
+            {c: v / 1000.0 for c, v in zip(CATEGORIES, row, strict=True)}
+            for row in breakdown.per_step_ns.tolist()
         ],
         "gpu": gpu,
         "operators": ops[:top] if top else ops,

@@ -65,7 +65,9 @@ def operator_table(trace: Trace, tree: OpTree, group_by: str = "name") -> Table:
         "device_total_us": _us(dev_total),
         "tc_eligible": tree.tc_eligible[rows[first]].tolist(),
         "tc_self_ratio": np.where(dev_self > 0, tc_self / np.maximum(dev_self, 1), 0.0).tolist(),
-        "tc_total_ratio": np.where(dev_total > 0, tc_total / np.maximum(dev_total, 1), 0.0).tolist(),
+        "tc_total_ratio": np.where(
+            dev_total > 0, tc_total / np.maximum(dev_total, 1), 0.0
+        ).tolist(),
         "has_call_stack": has_stack.tolist(),
     }
     if group_by == "name_input":

@@ -24,7 +24,8 @@ PROGRESS_MIN_BYTES = 16 << 20
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mindinsight", description="Training performance analysis for PyTorch and MindSpore profiles."
+        prog="mindinsight",
+        description="Training performance analysis for PyTorch and MindSpore profiles.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

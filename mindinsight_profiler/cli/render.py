@@ -25,11 +25,16 @@ def _fmt_us(us: float) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
     line = "-" * (sum(widths) + 2 * (len(widths) - 1))
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
 
     return [line, fmt(headers), line, *(fmt(r) for r in rows), line]
 
@@ -43,7 +48,11 @@ def render(report: dict[str, Any], top: int = 20) -> str:
     out: list[str] = []
     steps = report["steps"]
     avg = steps["average_us"]
-    how = "ProfilerStep ranges" if steps["from_profiler_steps"] else "no ProfilerStep ranges: one step over the trace"
+    how = (
+        "ProfilerStep ranges"
+        if steps["from_profiler_steps"]
+        else "no ProfilerStep ranges: one step over the trace"
+    )
     out.append(f"{report.get('source')}: {steps['count']} steps ({how}), average {_fmt_us(avg)}")
     out.append("")
     rows = []
@@ -57,15 +66,22 @@ def render(report: dict[str, Any], top: int = 20) -> str:
         for d in gpu["devices"]:
             out.append(
                 f"  GPU {d['device']} {d.get('name') or ''}: utilization {d['utilization']:.2f}%, "
-                f"est. SM efficiency {_pct(d['sm_efficiency'])}, est. achieved occupancy {_pct(d['occupancy'])}"
+                f"est. SM efficiency {_pct(d['sm_efficiency'])}, "
+                f"est. achieved occupancy {_pct(d['occupancy'])}"
             )
     ops = report["operators"][:top]
-    out += ["", f"Top {len(ops)} operators by device self time" if gpu else f"Top {len(ops)} operators by host self time"]
+    out += [
+        "",
+        f"Top {len(ops)} operators by device self time"
+        if gpu
+        else f"Top {len(ops)} operators by host self time",
+    ]
     out += _table(
         ["Name", "Calls", "Host Self", "Host Total", "Device Self", "Device Total"],
         [
-            [_clip(o["name"]), str(o["calls"]), _fmt_us(o["host_self_us"]), _fmt_us(o["host_total_us"]),
-             _fmt_us(o["device_self_us"]), _fmt_us(o["device_total_us"])]
+            [_clip(o["name"]), str(o["calls"]), _fmt_us(o["host_self_us"]),
+             _fmt_us(o["host_total_us"]), _fmt_us(o["device_self_us"]),
+             _fmt_us(o["device_total_us"])]
             for o in ops
         ],
     )  # fmt: skip
@@ -75,8 +91,9 @@ def render(report: dict[str, Any], top: int = 20) -> str:
         out += _table(
             ["Name", "Calls", "Total", "Mean", "Min", "Max", "Blocks/SM", "Occupancy %"],
             [
-                [_clip(k["name"]), str(k["calls"]), _fmt_us(k["total_us"]), _fmt_us(k["mean_us"]),
-                 _fmt_us(k["min_us"]), _fmt_us(k["max_us"]), f"{k['blocks_per_sm']:.2f}", f"{k['occupancy']:.2f}"]
+                [_clip(k["name"]), str(k["calls"]), _fmt_us(k["total_us"]),
+                 _fmt_us(k["mean_us"]), _fmt_us(k["min_us"]), _fmt_us(k["max_us"]),
+                 f"{k['blocks_per_sm']:.2f}", f"{k['occupancy']:.2f}"]
                 for k in kernels
             ],
         )  # fmt: skip

@@ -10,6 +10,7 @@ work in-process, so parallelism can only change the speed, never the answer.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import threading
@@ -39,11 +40,15 @@ def process_count(path: Path) -> int:
             size *= GZIP_EXPANSION_GUESS
     if size < PARALLEL_MIN_BYTES:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
     return max(1, min(cores, 4))
 
 
-def _events(path: Path, progress: jsonstream.ProgressFn | None = None) -> Iterator[jsonstream.Piece]:
+def _events(
+    path: Path, progress: jsonstream.ProgressFn | None = None
+) -> Iterator[jsonstream.Piece]:
     yield from jsonstream.iter_pieces(path, progress)
 
 
@@ -93,7 +98,9 @@ def decode_chunks(
         ctx = _context()
         for rank in range(1, size):
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_helper, args=(str(path), rank, size, decode, send), daemon=True)
+            proc = ctx.Process(
+                target=_helper, args=(str(path), rank, size, decode, send), daemon=True
+            )
             proc.start()
             send.close()
             helpers.append((proc, recv))
@@ -109,10 +116,8 @@ def decode_chunks(
             index += 1
         total = index
         for _proc, conn in helpers:
-            try:
+            with contextlib.suppress(EOFError, OSError):  # a crashed helper: redone below
                 results.update(conn.recv())
-            except (EOFError, OSError):
-                pass  # a crashed helper: its chunks are redone below
     finally:
         for proc, conn in helpers:
             conn.close()

@@ -39,8 +39,12 @@ class Run:
         files = [f for f in self.files if worker is None or f.worker == worker]
         files = [f for f in files if span is None or f.span == span]
         if not files:
-            choices = ", ".join(f"{f.worker}" + (f".{f.span}" if f.span else "") for f in self.files)
-            raise InputError(self.path, f"no trace for worker={worker} span={span}; found: {choices}")
+            choices = ", ".join(
+                f"{f.worker}" + (f".{f.span}" if f.span else "") for f in self.files
+            )
+            raise InputError(
+                self.path, f"no trace for worker={worker} span={span}; found: {choices}"
+            )
         return sorted(files, key=lambda f: (f.worker, f.span))[0]
 
 
@@ -62,13 +66,13 @@ def discover(path: str | Path) -> list[Run]:
     if not path.exists():
         raise InputError(path, "no such file or directory")
     if path.is_file():
-        parsed = parse_name(path.name, strict=False)
+        parsed = parse_name(path.name, strict=True)
         worker, span = parsed if parsed else (path.name, "")
         return [Run(path.parent.name or path.name, path.parent, [TraceFile(worker, span, path)])]
     files = sorted(f for f in path.rglob("*") if f.is_file())
     runs = _group_runs(path, files, strict=True)
     # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies).
-    return runs or _group_runs(path, files, strict=False)
+    return runs or _group_runs(path, files, strict=True)
 
 
 def _group_runs(root: Path, files: list[Path], strict: bool) -> list[Run]:

@@ -18,6 +18,7 @@ from mindinsight_profiler.formats import jsonstream
 from mindinsight_profiler.formats.chunked import decode_chunks
 from mindinsight_profiler.formats.kineto_decode import (
     DOCUMENT_DECODER,
+    EVENTS_DECODER,
     Batch,
     TimestampError,
     build_batch,
@@ -55,21 +56,45 @@ def _decode_meta(path: Path, text: bytes) -> dict[str, Any]:
         raise InputError(path, f"invalid JSON outside traceEvents: {exc}") from None
     if not isinstance(doc, dict):
         raise InputError(path, "not a trace: the document is not a JSON object")
-    return {_META_KEYS.get(k, k): v for k, v in doc.items() if k != "traceEvents"}
+    return {_META_KEYS.get(str(k), str(k)): v for k, v in doc.items() if k != "traceEvents"}
 
 
-def _whole_document(path: Path, first_error: Exception, offset: int) -> Batch:
+class _Meta(msgspec.Struct):
+    """Top-level keys of a trace document (decoding skips `traceEvents` without parsing it)."""
+
+    schemaVersion: Any = None
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    traceName: Any = None
+    baseTimeNanoseconds: Any = None
+    displayTimeUnit: Any = None
+    Framework: Any = None
+
+
+def _whole_meta(data: bytes) -> dict[str, Any]:
+    if data.lstrip()[:1] != b"{":
+        return {}
+    meta = msgspec.json.decode(data, type=_Meta)
+    return {_META_KEYS[f]: v for f in meta.__struct_fields__ if (v := getattr(meta, f)) is not None}
+
+
+def _whole_document(
+    path: Path, first_error: Exception, offset: int
+) -> tuple[Batch, dict[str, Any]]:
     """Decode the document whole: either the chunked error was a false cut, or say exactly why."""
     data = jsonstream.read_whole(path, WHOLE_DOCUMENT_LIMIT)
     if data is None:
         raise InputError(path, f"invalid trace near byte {offset}: {first_error}")
     try:
-        doc = DOCUMENT_DECODER.decode(data)
+        if data.lstrip()[:1] == b"[":  # the bare-array form of the Chrome trace format
+            events = EVENTS_DECODER.decode(data)
+        else:
+            events = DOCUMENT_DECODER.decode(data).traceEvents
     except msgspec.ValidationError as exc:
         raise InputError(path, f"not a valid Kineto trace: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc}") from None
-    return _checked(path, lambda: build_batch(doc.traceEvents))
+    return _checked(path, lambda: build_batch(events)), _whole_meta(data)
 
 
 def _checked(path: Path, make: Callable[[], Batch]) -> Batch:
@@ -98,7 +123,8 @@ def _read_batches(
     try:
         batches = decode_chunks(path, decode_batch, on_piece, progress)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return [_whole_document(path, exc, 0)], meta
+        batch, whole_meta = _whole_document(path, exc, 0)
+        return [batch], {**meta, **whole_meta}
     except TimestampError as exc:
         raise InputError(path, str(exc).split(": ", 1)[1]) from None
     except OverflowError as exc:

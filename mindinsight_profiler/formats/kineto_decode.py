@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from operator import attrgetter
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import cast
 
 import msgspec
 import numpy as np
@@ -123,9 +124,9 @@ class _Interner:
         new_keys = list(index)[before:]
         lut_keys = np.fromiter((index[k] for k in new_keys), np.int64, len(new_keys))
         dense = np.arange(len(self.table_), len(self.table_) + len(new_keys), dtype=np.int64)
-        for k, d in zip(new_keys, dense.tolist()):
+        for k, d in zip(new_keys, dense.tolist(), strict=True):
             index[k] = d
-            self.table_.append(_raw_text(k) if isinstance(k, bytes) else k)
+            self.table_.append(_raw_text(k) if isinstance(k, bytes) else str(k))
         # Old values returned dense codes already; remap the provisional ones just issued.
         order = np.argsort(lut_keys)
         pos = np.searchsorted(lut_keys[order], provisional)
@@ -242,7 +243,9 @@ def _complete_columns(
         full = np.full(n, -1, dtype=np.int32)
         if rows is None:
             rows = np.flatnonzero(np.isin(kind, [int(k) for k in OP_TREE_KINDS]))
-        full[rows] = strings.raw_codes(list(map(attrgetter(attr), map(args.__getitem__, rows.tolist()))))
+        full[rows] = strings.raw_codes(
+            list(map(attrgetter(attr), map(args.__getitem__, rows.tolist())))
+        )
         cols[col] = full
     return cols
 
@@ -272,7 +275,9 @@ def _flow_id(value: int | str | None) -> int:
     return -1
 
 
-def _flow_columns(events: list[_Event], strings: _Interner, tracks: _Interner) -> dict[str, np.ndarray]:
+def _flow_columns(
+    events: list[_Event], strings: _Interner, tracks: _Interner
+) -> dict[str, np.ndarray]:
     return {
         "ts_ns": _ts_ns(events),
         "track": _track_codes(events, tracks),
@@ -322,7 +327,7 @@ def build_batch(decoded: list[_Event]) -> Batch:
         memory=_memory_columns(memory, tracks),
         flows=_flow_columns(flows, strings, tracks),
         strings=strings.table(),
-        tracks=[(str(p), str(t)) for p, t in tracks.index],
+        tracks=[(str(p), str(t)) for p, t in cast(dict[tuple[object, object], int], tracks.index)],
         metadata=metadata,
         count=len(decoded),
     )

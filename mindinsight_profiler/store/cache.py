@@ -89,7 +89,10 @@ class CacheEntry:
             manifest = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
             raise CacheError(f"{path}: unreadable manifest: {exc}") from None
-        if manifest.get("cache_format") != CACHE_FORMAT or manifest.get("schema_version") != SCHEMA_VERSION:
+        if (
+            manifest.get("cache_format") != CACHE_FORMAT
+            or manifest.get("schema_version") != SCHEMA_VERSION
+        ):
             return None
         return dict(manifest)
 
@@ -144,7 +147,9 @@ class CacheEntry:
                 columns = getattr(trace, table)
                 tables[table] = list(columns)
                 for col, values in columns.items():
-                    np.save(tmp / f"{table}.{col}.npy", np.ascontiguousarray(values), allow_pickle=False)
+                    np.save(
+                        tmp / f"{table}.{col}.npy", np.ascontiguousarray(values), allow_pickle=False
+                    )
             _write_json(tmp / "strings.json", trace.strings.to_list())
             for name, report in reports.items():
                 _write_json(tmp / f"{name}.json", report)

@@ -1,0 +1,115 @@
+"""The `mindinsight analyse` command as a user runs it, and the workspace cache behind it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mindinsight_profiler.pipeline import analyse_file
+from mindinsight_profiler.store.cache import Workspace
+from tests.conftest import shared
+from tests.integration.cli import run_cli
+
+RUN = "kineto/resnet50_num_workers_0"
+BREAKDOWN_KEYS = {
+    "kernel",
+    "memcpy",
+    "memset",
+    "communication",
+    "runtime",
+    "dataloader",
+    "cpu_exec",
+    "other",
+}
+
+
+def test_json_contract(workspace: Path) -> None:
+    r = run_cli("analyse", shared(RUN), "--format", "json", "--top", "5", "--workspace", workspace)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["steps"]["count"] == 6 and len(doc["steps"]["durations_us"]) == 6
+    assert doc["steps"]["average_us"] == pytest.approx(177592, abs=1)
+    assert set(doc["breakdown_us"]) == BREAKDOWN_KEYS
+    assert doc["gpu"]["utilization"] == pytest.approx(55.51, abs=0.01)
+    assert len(doc["operators"]) == 5 and len(doc["kernels"]) == 5
+    for key in (
+        "name",
+        "calls",
+        "host_self_us",
+        "host_total_us",
+        "device_self_us",
+        "device_total_us",
+    ):
+        assert key in doc["operators"][0]
+    for key in ("name", "calls", "total_us", "mean_us", "min_us", "max_us"):
+        assert key in doc["kernels"][0]
+    assert doc["worker"] == "worker0" and doc["span"] == "1623143089861"
+
+
+def test_table_output_and_span_selection(workspace: Path) -> None:
+    r = run_cli(
+        "analyse", shared(RUN), "--span", "1623143566756", "--top", "3", "--workspace", workspace
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Step time breakdown" in r.stdout and "GPU summary" in r.stdout
+    assert "aten::cudnn_convolution_backward_weight" in r.stdout
+    assert "worker0.1623143566756" in r.stdout
+
+
+def test_cpu_trace_has_no_gpu_section(workspace: Path) -> None:
+    trace = shared("torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json")
+    r = run_cli("analyse", trace, "--format", "json", "--workspace", workspace)
+    doc = json.loads(r.stdout)
+    assert doc["gpu"] is None and doc["steps"]["count"] == 5
+    assert doc["breakdown_us"]["kernel"] == 0 and doc["breakdown_us"]["dataloader"] > 0
+
+
+def test_cache_hit_change_and_corruption(tmp_path: Path) -> None:
+    src = tmp_path / "run" / "worker0.1.pt.trace.json.gz"
+    src.parent.mkdir()
+    shutil.copy(shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz"), src)
+    ws = Workspace(tmp_path / "ws")
+    first, cached = analyse_file(src, ws)
+    assert not cached
+    again, cached = analyse_file(src, ws)
+    assert cached and again == json.loads(json.dumps(first))
+    assert list(src.parent.iterdir()) == [src]  # nothing written beside the user's data
+
+    # A corrupt cache file is detected (checksum) and the entry rebuilt with the same result.
+    entry = ws.entry(src)
+    report_file = entry.dir / "report.json"
+    report_file.write_bytes(report_file.read_bytes().replace(b"kernel", b"KERNEL", 1))
+    rebuilt, cached = analyse_file(src, ws)
+    assert not cached and rebuilt == again
+
+    # A changed input gets a new entry: here, another trace under the same name.
+    shutil.copy(shared("kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz"), src)
+    os.utime(src, ns=(1, 1))
+    changed, cached = analyse_file(src, ws)
+    assert not cached and changed["steps"]["average_us"] == pytest.approx(141068, abs=1)
+
+
+def test_memory_mapped_reopen(tmp_path: Path) -> None:
+    from mindinsight_profiler.pipeline import load_trace
+
+    src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
+    ws = Workspace(tmp_path / "ws")
+    parsed = load_trace(src, ws)
+    reopened = load_trace(src, ws)
+    assert type(reopened.events["start_ns"]).__name__ == "memmap"
+    assert reopened.strings.to_list() == parsed.strings.to_list()
+    for col in parsed.events:
+        assert np.array_equal(reopened.events[col], parsed.events[col], equal_nan=True), col
+
+
+def test_unusable_workspace_still_analyses(tmp_path: Path) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the workspace folder should be")
+    src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
+    report, cached = analyse_file(src, Workspace(blocker / "ws"))
+    assert not cached and report["steps"]["count"] == 6

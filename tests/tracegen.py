@@ -1,0 +1,60 @@
+"""Tiny hand-written Kineto traces for unit tests (the real data is in ../shared/data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def op(
+    name: str,
+    ts: float,
+    dur: float,
+    tid: int = 1,
+    ext: int | None = None,
+    cat: str = "cpu_op",
+    **args: Any,
+) -> dict:
+    a = dict(args)
+    if ext is not None:
+        a["External id"] = ext
+    return {
+        "ph": "X",
+        "cat": cat,
+        "name": name,
+        "pid": 1,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": a,
+    }
+
+
+def runtime(name: str, ts: float, dur: float, corr: int, ext: int = 0, tid: int = 1) -> dict:
+    return {
+        "ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
+        "args": {"correlation": corr, "External id": ext},
+    }  # fmt: skip
+
+
+def kernel(
+    name: str,
+    ts: float,
+    dur: float,
+    corr: int,
+    blocks: float = 1.0,
+    occ: float = 50,
+    device: int = 0,
+) -> dict:
+    return {
+        "ph": "X", "cat": "kernel", "name": name, "pid": device, "tid": 7, "ts": ts, "dur": dur,
+        "args": {"correlation": corr, "device": device, "stream": 7, "blocks per SM": blocks,
+                 "est. achieved occupancy %": occ, "grid": [1, 1, 1], "block": [128, 1, 1]},
+    }  # fmt: skip
+
+
+def write_trace(path: Path, events: list[dict], **top: Any) -> Path:
+    doc = {"schemaVersion": 1, **top, "traceEvents": events}
+    path.write_text(json.dumps(doc, indent=1))
+    return path
