@@ -71,13 +71,22 @@ def _gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | N
     }
 
 
+def grouped_tables(
+    trace: Trace, operators_by: str = "name", kernels_by: str = "name"
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Operator and kernel rows under another grouping (input shapes, call stacks, launch)."""
+    tree = op_tree(trace)
+    return (
+        _rows(operator_table(trace, tree, operators_by)),
+        _rows(kernel_table(trace, tree, kernels_by)),
+    )
+
+
 def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
     """Analyse a trace into the overview report (tables cut to `top` rows when given)."""
     steps = find_steps(trace)
     breakdown = step_breakdown(trace, steps)
-    tree = op_tree(trace)
-    ops = _rows(operator_table(trace, tree))
-    kernels = _rows(kernel_table(trace, tree))
+    ops, kernels = grouped_tables(trace)
     durations = (steps.duration_ns / 1000.0).tolist()
     avg = breakdown.average_ns()
     gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None

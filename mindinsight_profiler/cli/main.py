@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mindinsight_profiler._version import __version__
+from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import discover
 
@@ -35,6 +36,18 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--span", help="span to analyse (default: the worker's first)")
     a.add_argument("--top", type=int, default=None, help="rows of the operator and kernel tables")
     a.add_argument("--format", choices=("table", "json"), default="table")
+    a.add_argument(
+        "--group-by",
+        choices=OPERATOR_GROUPS,
+        default="name",
+        help="operator rows by name, name + input shapes, or name + call stack",
+    )
+    a.add_argument(
+        "--kernel-group-by",
+        choices=KERNEL_GROUPS,
+        default="name",
+        help="kernel rows by name, or by name + operator + grid + block + registers + smem",
+    )
     a.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     bar = a.add_mutually_exclusive_group()
@@ -69,6 +82,13 @@ def _analyse(args: argparse.Namespace) -> int:
         if bar:
             bar.close()
     report = dict(report, worker=file.worker, span=file.span)
+    if args.group_by != "name" or args.kernel_group_by != "name":
+        from mindinsight_profiler.analysis.report import grouped_tables
+        from mindinsight_profiler.pipeline import load_trace
+
+        trace = load_trace(file.path, workspace)  # memory-mapped from the cache when present
+        ops, kernels = grouped_tables(trace, args.group_by, args.kernel_group_by)
+        report.update(operators=ops, kernels=kernels)
     if args.top is not None:
         report["operators"] = report["operators"][: args.top]
         report["kernels"] = report["kernels"][: args.top]

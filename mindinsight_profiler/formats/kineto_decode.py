@@ -278,11 +278,17 @@ def _flow_id(value: int | str | None) -> int:
 def _flow_columns(
     events: list[_Event], strings: _Interner, tracks: _Interner
 ) -> dict[str, np.ndarray]:
+    n = len(events)
+    ids = _attrs(events, "id")
+    try:  # Kineto's flow ids are ints; other writers may use strings ("0x1f")
+        flow_id = np.fromiter(ids, np.int64, n)
+    except (TypeError, ValueError, OverflowError):
+        flow_id = np.fromiter(map(_flow_id, ids), np.int64, n)
     return {
         "ts_ns": _ts_ns(events),
         "track": _track_codes(events, tracks),
-        "flow_id": np.fromiter((_flow_id(e.id) for e in events), np.int64, len(events)),
-        "phase": np.fromiter((ord(e.ph) for e in events), np.uint8, len(events)),
+        "flow_id": flow_id,
+        "phase": np.fromiter(map(ord, _attrs(events, "ph")), np.uint8, n),
         "cat": strings.codes(_attrs(events, "cat")),
     }
 

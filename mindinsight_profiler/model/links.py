@@ -66,7 +66,7 @@ class _Containers:
     def key(self, track: np.ndarray, t: np.ndarray) -> np.ndarray:
         return track.astype(np.int64) * self.span + (t - self.t0)
 
-    def parents_of_self(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    def parents_of_self(self) -> np.ndarray:
         """Parent (global index or -1) of each container, in the containers' own order."""
         n = len(self.idx)
         # A zero-length range at its parent's end belongs to the next range, not that parent.
@@ -88,9 +88,7 @@ def _nest(trace: Trace, mask: np.ndarray) -> _Containers:
     idx = np.flatnonzero(mask)
     c = _Containers(idx, ev["track"][idx], ev["start_ns"][idx], ev["end_ns"][idx])
     if len(idx):
-        order_start = ev["start_ns"][c.idx]
-        order_end = ev["end_ns"][c.idx]
-        ev["parent"][c.idx] = c.parents_of_self(order_start, order_end)
+        ev["parent"][c.idx] = c.parents_of_self()
     return c
 
 

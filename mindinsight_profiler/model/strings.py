@@ -35,10 +35,6 @@ class StringTable:
             self._index[s] = code
         return code
 
-    def code(self, s: str) -> int:
-        """Code of `s`, or -1 if the table does not hold it (no insertion)."""
-        return self._index.get(s, -1)
-
     def codes_where(self, predicate: object) -> np.ndarray:
         """Codes of all strings for which `predicate(s)` is true (vectorises name filters)."""
         assert callable(predicate)

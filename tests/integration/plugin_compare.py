@@ -58,13 +58,18 @@ def compare_gpu(summary: list[dict[str, Any]], report: dict[str, Any]) -> list[s
     return errors
 
 
-def compare_operators(rows: list[dict[str, Any]], report: dict[str, Any]) -> list[str]:
-    ours = {o["name"]: o for o in report["operators"]}
+def compare_operators(
+    rows: list[dict[str, Any]], operators: list[dict[str, Any]], by_input: bool = False
+) -> list[str]:
+    def key(row: dict[str, Any]) -> str:
+        return row["name"] + ("###" + row["input_shape"] if by_input else "")
+
+    ours = {key(o): o for o in operators}
     errors = []
-    if set(ours) != {r["name"] for r in rows}:
-        errors.append(f"operator names differ: {sorted(set(ours) ^ {r['name'] for r in rows})}")
+    if set(ours) != {key(r) for r in rows}:
+        errors.append(f"operator rows differ: {sorted(set(ours) ^ {key(r) for r in rows})[:5]}")
     for r in rows:
-        o = ours.get(r["name"])
+        o = ours.get(key(r))
         if o is None:
             continue
         for ref_key, our_key in OP_FIELDS.items():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_profiler.analysis.report import build_report
+from mindinsight_profiler.analysis.report import build_report, grouped_tables
 from mindinsight_profiler.formats.kineto import read_kineto
 from tests.conftest import ROOT, shared
 from tests.integration import plugin_compare as pc
@@ -38,11 +38,14 @@ def test_matches_live_plugin(trace: str) -> None:
         capture_output=True, text=True, timeout=300, check=True,
     )  # fmt: skip
     ref = json.loads(out.stdout)
-    report = build_report(read_kineto(path))
+    trace = read_kineto(path)
+    report = build_report(trace)
+    by_input, _ = grouped_tables(trace, "name_input")
     errors = (
         pc.compare_overview(ref["overview"]["performance"], report)
         + pc.compare_gpu(ref["gpu_summary"], report)
-        + pc.compare_operators(ref["operator_table"]["data"], report)
+        + pc.compare_operators(ref["operator_table"]["data"], report["operators"])
+        + pc.compare_operators(ref["operator_table_by_input"]["data"], by_input, by_input=True)
         + pc.compare_kernels(ref["kernel_table"]["data"], report)
     )
     assert errors == []

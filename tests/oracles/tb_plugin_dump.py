@@ -29,6 +29,7 @@ def main(path: str) -> int:
     out = {
         "overview": profile.overview,
         "operator_table": profile.operation_table_by_name,
+        "operator_table_by_input": profile.operation_table_by_name_input,
         "kernel_table": profile.kernel_table,
         "gpu_summary": profile.gpu_summary,
     }
