@@ -20,13 +20,32 @@ OPERATOR_GROUPS = ("name", "name_input", "name_stack")
 KERNEL_GROUPS = ("name", "name_op_launch")
 
 
+def _dense(code: np.ndarray) -> np.ndarray:
+    """Renumber non-negative integer codes 0..g-1 (order kept), without sorting if small."""
+    top = int(code.max(initial=0))
+    if top > 8 * len(code) + 4096:
+        return np.unique(code, return_inverse=True)[1].ravel()
+    present = np.zeros(top + 1, dtype=bool)
+    present[code] = True
+    return (np.cumsum(present) - 1)[code]
+
+
 def _group(keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(first row of each group, group id of each row) for rows keyed by integer columns."""
-    if len(keys[0]) == 0:
+    """(first row of each group, group id of each row) for rows keyed by integer columns.
+
+    Keys are string codes and small integers (-1 = absent), so they combine into one
+    integer per row and renumber densely; this avoids `np.unique(axis=0)`, a slow row sort.
+    """
+    n = len(keys[0])
+    if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    stacked = np.stack([k.astype(np.int64) for k in keys], axis=1)
-    _, first, inverse = np.unique(stacked, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.ravel()
+    code = _dense(keys[0].astype(np.int64) + 1)
+    for key in keys[1:]:
+        k = _dense(key.astype(np.int64) + 1)
+        code = _dense(code * (int(k.max()) + 1) + k)
+    first = np.full(int(code.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, code, np.arange(n))
+    return first, code
 
 
 def _sum(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:

@@ -33,7 +33,8 @@ MAX_HEAD_BYTES = 64 << 20
 MAX_EVENT_BYTES = 256 << 20
 
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
-_AFTER_BRACE = re.compile(rb"\s*,\s*\{")
+# After an event's closing brace: a comma, the next event's brace and its first key's quote.
+_AFTER_BRACE = re.compile(rb"\s*,\s*\{\s*\"")
 _GZIP_MAGIC = b"\x1f\x8b"
 
 ProgressFn = Callable[[int, int], None]
@@ -122,7 +123,7 @@ def _last_boundary(buf: bytes) -> tuple[int, int] | None:
             return None
         m = _AFTER_BRACE.match(buf, i + 1)
         if m:
-            return i + 1, m.end() - 1
+            return i + 1, buf.rindex(b"{", i, m.end())
         pos = i
 
 

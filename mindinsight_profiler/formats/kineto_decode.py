@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import cast
@@ -18,7 +19,7 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import us_text_to_ns
+from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
 _EMPTY = Raw(b"")
@@ -98,54 +99,48 @@ class Batch:
 
 
 class _Interner:
-    """Chunk-local string interning with no Python-level work per value.
+    """Chunk-local interning of hashable values with no Python-level work per value.
 
-    `dict.setdefault` driven by `map` runs in C; each new value gets the running counter as
-    a provisional code, and one lookup table then makes the codes dense.
+    `dict.setdefault` driven by `map` runs in C: each new value gets the running counter as
+    a provisional code, and one vectorised lookup then renumbers new values densely.
     """
 
     def __init__(self) -> None:
-        self.index: dict[object, int] = {}
-        self.table_: list[str] = []
+        self.index: dict[Hashable, int] = {}
+        self.keys: list[Hashable] = []  # keys[code] is the value of `code`
         self._counter = itertools.count()
 
-    def codes(self, values: list[str]) -> np.ndarray:
-        """Dense codes of `values`, adding new strings to the table."""
-        return self._codes(values)
-
-    def _codes(self, values: list) -> np.ndarray:
+    def codes(self, values: Sequence[Hashable]) -> np.ndarray:
+        """Dense int32 codes of `values`, adding new values to the table."""
         index = self.index
         before = len(index)
         provisional = np.fromiter(
             map(index.setdefault, values, self._counter), dtype=np.int64, count=len(values)
         )
-        if len(index) == before:  # no new values: stored codes are already dense
+        if len(index) == before:  # only known values: their stored codes are dense already
             return provisional.astype(np.int32)
         new_keys = list(index)[before:]
-        lut_keys = np.fromiter((index[k] for k in new_keys), np.int64, len(new_keys))
-        dense = np.arange(len(self.table_), len(self.table_) + len(new_keys), dtype=np.int64)
-        for k, d in zip(new_keys, dense.tolist(), strict=True):
-            index[k] = d
-            self.table_.append(_raw_text(k) if isinstance(k, bytes) else str(k))
-        # Old values returned dense codes already; remap the provisional ones just issued.
-        order = np.argsort(lut_keys)
-        pos = np.searchsorted(lut_keys[order], provisional)
-        pos_c = np.clip(pos, 0, len(order) - 1)
-        hit = (pos < len(order)) & (lut_keys[order][pos_c] == provisional)
-        out = np.where(hit, dense[order][pos_c], provisional)
-        return out.astype(np.int32)
+        issued = np.fromiter(map(index.__getitem__, new_keys), np.int64, len(new_keys))
+        dense = np.arange(len(self.keys), len(self.keys) + len(new_keys), dtype=np.int64)
+        index.update(zip(new_keys, dense.tolist(), strict=True))
+        self.keys.extend(new_keys)
+        # Provisional codes are all >= every dense code, so they cannot be confused.
+        order = np.argsort(issued)
+        pos = np.clip(np.searchsorted(issued[order], provisional), 0, len(order) - 1)
+        hit = issued[order][pos] == provisional
+        return np.where(hit, dense[order][pos], provisional).astype(np.int32)
 
     def raw_codes(self, values: list[Raw]) -> np.ndarray:
-        """Codes for raw JSON texts (empty text -> -1); each unique text is decoded once."""
-        keys = list(map(bytes, values))
-        out = self._codes(keys)
+        """Codes for raw JSON texts (an empty text, i.e. an absent field, gives -1)."""
+        out = self.codes(list(map(bytes, values)))
         empty = self.index.get(b"")
         if empty is not None:
             out[out == empty] = -1
         return out
 
-    def table(self) -> list[str]:
-        return list(self.table_)
+    def strings(self) -> list[str]:
+        """The table as strings; raw JSON texts are decoded once each here."""
+        return [_raw_text(k) if isinstance(k, bytes) else str(k) for k in self.keys]
 
 
 def _raw_text(raw: bytes) -> str:
@@ -156,8 +151,6 @@ def _raw_text(raw: bytes) -> str:
 
 
 def _ts_ns(events: list[_Event]) -> np.ndarray:
-    from mindinsight_profiler.formats.numbers import NumberFormatError
-
     try:
         return us_text_to_ns(list(map(bytes, map(_TS, events))))
     except NumberFormatError as exc:
@@ -187,7 +180,7 @@ _PID_TID = attrgetter("pid", "tid")
 
 
 def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
-    return tracks._codes(list(map(_PID_TID, events)))
+    return tracks.codes(list(map(_PID_TID, events)))
 
 
 def _complete_columns(
@@ -197,7 +190,7 @@ def _complete_columns(
     n = len(events)
     cat = strings.codes(_attrs(events, "cat"))
     kind_of_code = np.array(
-        [int(kind_of_category(s)) for s in strings.table()] or [0], dtype=np.uint8
+        [int(kind_of_category(s)) for s in strings.strings()] or [0], dtype=np.uint8
     )
     kind = kind_of_code[cat]
     kind[instant] = Kind.INSTANT
@@ -332,8 +325,8 @@ def build_batch(decoded: list[_Event]) -> Batch:
         events=events,
         memory=_memory_columns(memory, tracks),
         flows=_flow_columns(flows, strings, tracks),
-        strings=strings.table(),
-        tracks=[(str(p), str(t)) for p, t in cast(dict[tuple[object, object], int], tracks.index)],
+        strings=strings.strings(),
+        tracks=[(str(p), str(t)) for p, t in cast(list[tuple[object, object]], tracks.keys)],
         metadata=metadata,
         count=len(decoded),
     )
