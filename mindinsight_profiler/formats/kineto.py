@@ -6,7 +6,6 @@ column batches, merges the batches into one `Trace`, and fills the derived links
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +77,11 @@ def _whole_meta(data: bytes) -> dict[str, Any]:
     return {_META_KEYS[f]: v for f in meta.__struct_fields__ if (v := getattr(meta, f)) is not None}
 
 
-def _whole_document(
-    path: Path, first_error: Exception, offset: int
-) -> tuple[Batch, dict[str, Any]]:
+def _whole_document(path: Path, first_error: Exception) -> tuple[Batch, dict[str, Any]]:
     """Decode the document whole: either the chunked error was a false cut, or say exactly why."""
     data = jsonstream.read_whole(path, WHOLE_DOCUMENT_LIMIT)
     if data is None:
-        raise InputError(path, f"invalid trace near byte {offset}: {first_error}")
+        raise InputError(path, f"invalid trace: {first_error}")
     try:
         if data.lstrip()[:1] == b"[":  # the bare-array form of the Chrome trace format
             events = EVENTS_DECODER.decode(data)
@@ -94,16 +91,7 @@ def _whole_document(
         raise InputError(path, f"not a valid Kineto trace: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc}") from None
-    return _checked(path, lambda: build_batch(events)), _whole_meta(data)
-
-
-def _checked(path: Path, make: Callable[[], Batch]) -> Batch:
-    try:
-        return make()
-    except TimestampError as exc:
-        raise InputError(path, str(exc).split(": ", 1)[1]) from None
-    except OverflowError as exc:
-        raise InputError(path, f"a number does not fit 64 bits: {exc}") from None
+    return build_batch(events), _whole_meta(data)
 
 
 def _read_batches(
@@ -121,15 +109,15 @@ def _read_batches(
             meta.update(_decode_meta(path, b'{"traceEvents": []' + piece.data))
 
     try:
-        batches = decode_chunks(path, decode_batch, on_piece, progress)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        batch, whole_meta = _whole_document(path, exc, 0)
-        return [batch], {**meta, **whole_meta}
+        try:
+            return decode_chunks(path, decode_batch, on_piece, progress), meta
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            batch, whole_meta = _whole_document(path, exc)
+            return [batch], {**meta, **whole_meta}
     except TimestampError as exc:
-        raise InputError(path, str(exc).split(": ", 1)[1]) from None
+        raise InputError(path, exc.problem) from None
     except OverflowError as exc:
         raise InputError(path, f"a number does not fit 64 bits: {exc}") from None
-    return batches, meta
 
 
 def _merge(batches: list[Batch]) -> tuple[dict, dict, dict, StringTable, list, list]:

@@ -82,7 +82,8 @@ class TimestampError(ValueError):
 
     def __init__(self, index: int, text: bytes) -> None:
         self.index = index
-        super().__init__(f"event {index}: ts is not a number: {text[:40]!r}")
+        self.problem = f"ts is not a number: {text[:40]!r}"
+        super().__init__(f"event {index}: {self.problem}")
 
 
 @dataclass
