@@ -89,6 +89,9 @@ class Trace:
     strings: StringTable
     tracks: list[Track]
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Format-specific side tables (e.g. MindSpore step-trace points, data-queue samples),
+    #: each a dict of equal-length numpy columns; strings as codes into `strings`.
+    tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.events["start_ns"])
@@ -121,9 +124,15 @@ class Trace:
             (self.memory, MEMORY_COLUMNS),
             (self.flows, FLOW_COLUMNS),
         ):
-            lengths = {len(a) for a in table.values()}
-            if len(lengths) > 1:
-                raise ValueError(f"columns of unequal length: {sorted(lengths)}")
+            _check_lengths(table)
             missing = set(spec) - set(table)
             if missing:
                 raise ValueError(f"missing columns: {sorted(missing)}")
+        for table in self.tables.values():
+            _check_lengths(table)
+
+
+def _check_lengths(table: dict[str, np.ndarray]) -> None:
+    lengths = {len(a) for a in table.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of unequal length: {sorted(lengths)}")

@@ -125,13 +125,21 @@ class CacheEntry:
                     path = self._checked(manifest, f"{table}.{col}.npy", verify)
                     cols[col] = np.load(path, mmap_mode="r", allow_pickle=False)
                 tables[table] = cols
+            side: dict[str, dict[str, np.ndarray]] = {}
+            for table, columns in manifest.get("side_tables", {}).items():
+                side[table] = {
+                    col: np.load(
+                        self._checked(manifest, f"side.{table}.{col}.npy", verify), mmap_mode="r"
+                    )
+                    for col in columns
+                }
             strings = json.loads(self._checked(manifest, "strings.json", verify).read_text())
         except (ValueError, OSError, KeyError) as exc:
             raise CacheError(f"{self.dir}: unreadable cache entry: {exc}") from None
         tracks = [Track(**t) for t in manifest["tracks"]]
         trace = Trace(
             tables["events"], tables["memory"], tables["flows"], StringTable(strings), tracks,
-            manifest["meta"],
+            manifest["meta"], side,
         )  # fmt: skip
         trace.check()
         return trace
@@ -150,6 +158,13 @@ class CacheEntry:
                     np.save(
                         tmp / f"{table}.{col}.npy", np.ascontiguousarray(values), allow_pickle=False
                     )
+            for table, columns in trace.tables.items():
+                for col, values in columns.items():
+                    np.save(
+                        tmp / f"side.{table}.{col}.npy",
+                        np.ascontiguousarray(values),
+                        allow_pickle=False,
+                    )
             _write_json(tmp / "strings.json", trace.strings.to_list())
             for name, report in reports.items():
                 _write_json(tmp / f"{name}.json", report)
@@ -160,6 +175,7 @@ class CacheEntry:
                 "schema_version": SCHEMA_VERSION,
                 "writer": __version__,
                 "tables": tables,
+                "side_tables": {name: list(cols) for name, cols in trace.tables.items()},
                 "tracks": [asdict(t) for t in trace.tracks],
                 "meta": trace.meta,
                 "files": files,

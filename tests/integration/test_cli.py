@@ -113,3 +113,16 @@ def test_unusable_workspace_still_analyses(tmp_path: Path) -> None:
     src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
     report, cached = analyse_file(src, Workspace(blocker / "ws"))
     assert not cached and report["steps"]["count"] == 6
+
+
+def test_side_tables_survive_the_cache(tmp_path: Path) -> None:
+    from mindinsight_profiler.formats.kineto import read_kineto
+    from mindinsight_profiler.store.cache import CacheEntry
+
+    trace = read_kineto(shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz"))
+    trace.tables["queue"] = {"step": np.arange(3), "depth": np.array([0.5, 1.0, 2.0])}
+    entry = CacheEntry(tmp_path / "cache", "k")
+    entry.save(trace, {})
+    reopened = entry.load_trace()
+    assert reopened is not None
+    assert np.array_equal(reopened.tables["queue"]["depth"], [0.5, 1.0, 2.0])
