@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# torch (the CPU wheel; `torch==2.13.0` resolves to the copy on this kind of machine's disk)
+# for the collection tests; they skip when it cannot be installed.
+.venv/bin/python -m pip install -q torch==2.13.0 ||
+  echo "note: could not install torch==2.13.0; the Profiler collection tests will skip"
 # The PyTorch profiler plugin, in its own venv, is the oracle for traces without golden files.
 if [ ! -x bench/.venvs/tb/bin/python ]; then
   (python3 -m venv bench/.venvs/tb &&

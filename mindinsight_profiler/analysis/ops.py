@@ -31,6 +31,7 @@ class OpTree:
     """Per-node statistics of the operator tree (node = operator-tree event, local index)."""
 
     index: np.ndarray  # global event index of each node
+    parent: np.ndarray  # local index of the parent node after same-name merging, or -1
     is_row: np.ndarray  # counted as an operator call (not merged, not a step/loader/optimizer)
     host_self_ns: np.ndarray
     host_total_ns: np.ndarray
@@ -131,4 +132,15 @@ def op_tree(trace: Trace) -> OpTree:
     )
     row_kind = (kind == Kind.CPU_OP) | (kind == Kind.USER_ANNOTATION)
     is_row = alive & row_kind & trace.names_matching(is_operator_row_name)[nodes]
-    return OpTree(nodes, is_row, host_self, dur, device_self, device_total, elig, tc_self, tc_total)
+    return OpTree(
+        nodes,
+        tree_parent,
+        is_row,
+        host_self,
+        dur,
+        device_self,
+        device_total,
+        elig,
+        tc_self,
+        tc_total,
+    )

@@ -20,7 +20,7 @@ from mindinsight_profiler.model.trace import Trace
 REPORT_VERSION = 1
 
 
-def _rows(table: Table) -> list[dict[str, Any]]:
+def rows(table: Table) -> list[dict[str, Any]]:
     keys = list(table)
     return [
         dict(zip(keys, values, strict=True))
@@ -77,8 +77,8 @@ def grouped_tables(
     """Operator and kernel rows under another grouping (input shapes, call stacks, launch)."""
     tree = op_tree(trace)
     return (
-        _rows(operator_table(trace, tree, operators_by)),
-        _rows(kernel_table(trace, tree, kernels_by)),
+        rows(operator_table(trace, tree, operators_by)),
+        rows(kernel_table(trace, tree, kernels_by)),
     )
 
 

@@ -56,12 +56,17 @@ def _us(ns: np.ndarray) -> list[float]:
     return [round(v, 3) for v in (np.asarray(ns, dtype=np.float64) / 1000.0).tolist()]
 
 
-def operator_table(trace: Trace, tree: OpTree, group_by: str = "name") -> Table:
-    """Operators grouped by name, name + input shapes, or name + call stack."""
+def operator_table(
+    trace: Trace, tree: OpTree, group_by: str = "name", rows_mask: np.ndarray | None = None
+) -> Table:
+    """Operators grouped by name, name + input shapes, or name + call stack.
+
+    `rows_mask` (per tree node) restricts the rows, e.g. to the Profiler's filters.
+    """
     if group_by not in OPERATOR_GROUPS:
         raise ValueError(f"group_by must be one of {OPERATOR_GROUPS}")
     ev = trace.events
-    rows = np.flatnonzero(tree.is_row)
+    rows = np.flatnonzero(tree.is_row if rows_mask is None else rows_mask & tree.is_row)
     idx = tree.index[rows]
     keys = [ev["name"][idx]]
     if group_by == "name_input":

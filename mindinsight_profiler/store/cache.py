@@ -29,6 +29,7 @@ from mindinsight_profiler._version import __version__
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
+from mindinsight_profiler.store.atomic import json_default
 
 CACHE_FORMAT = 1
 _TABLES = ("events", "memory", "flows")
@@ -62,15 +63,8 @@ def _crc(path: Path) -> int:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, separators=(",", ":"), default=_json_default))
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    # Not atomic on its own: files are written into a temporary folder renamed as a whole.
+    path.write_text(json.dumps(data, separators=(",", ":"), default=json_default))
 
 
 class CacheEntry:

@@ -1,0 +1,5 @@
+"""Collection in a training script: `Profiler(...)`, then `profiler.analyse()`."""
+
+from mindinsight_profiler.collect.profiler import Profiler
+
+__all__ = ["Profiler"]
