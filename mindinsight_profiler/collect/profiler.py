@@ -31,6 +31,16 @@ def _resolve_framework(name: str) -> str:
     return "pytorch"
 
 
+def _make_backend(framework: str, options: ProfilerOptions, trace_dir: Path) -> Any:
+    if framework == "mindspore":
+        from mindinsight_profiler.collect.mindspore_backend import MindSporeBackend
+
+        return MindSporeBackend(options, trace_dir)
+    from mindinsight_profiler.collect.torch_backend import TorchBackend
+
+    return TorchBackend(options, trace_dir)
+
+
 class Profiler:
     """Profile a training loop: `prof = Profiler(...)`; `prof.step()` per step; `prof.analyse()`."""
 
@@ -53,10 +63,6 @@ class Profiler:
             optypes_not_deal, framework, schedule, **kwargs,
         )  # fmt: skip
         self.framework = _resolve_framework(self.options.framework)
-        if self.framework != "pytorch":
-            raise NotImplementedError(
-                f"framework={self.framework!r}: only 'pytorch' collection is available so far"
-            )
         self.profiler_dir = self.options.output_path / "profiler"
         self._backend: Any = None
         self._probes: list[ProbedLoader] = []
@@ -66,7 +72,7 @@ class Profiler:
 
     @property
     def torch_profiler(self) -> Any:
-        """The underlying `torch.profiler.profile` (for `key_averages()` and the like)."""
+        """The underlying framework profiler (`torch.profiler.profile` for PyTorch)."""
         return None if self._backend is None else self._backend.profile
 
     def start(self) -> None:
@@ -74,9 +80,7 @@ class Profiler:
             return
         self.profiler_dir.mkdir(parents=True, exist_ok=True)
         if self._backend is None:
-            from mindinsight_profiler.collect.torch_backend import TorchBackend
-
-            self._backend = TorchBackend(self.options, self.profiler_dir)
+            self._backend = _make_backend(self.framework, self.options, self.profiler_dir)
         self._backend.start()
         self._running = True
 
