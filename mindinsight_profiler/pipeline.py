@@ -21,6 +21,11 @@ from mindinsight_profiler.store.cache import CacheEntry, Workspace
 log = logging.getLogger(__name__)
 
 
+def _variant(fmt: str, worker: str) -> str:
+    """Cache-key variant: only folders holding several workers (legacy ranks) need one."""
+    return worker if fmt == "mindspore_legacy" else ""
+
+
 def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
     try:
         return entry.load_report()
@@ -31,12 +36,20 @@ def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
 
 
 def analyse_file(
-    path: Path, workspace: Workspace | None = None, progress: ProgressFn | None = None
+    path: Path,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
 ) -> tuple[dict[str, Any], bool]:
-    """(report, served_from_cache) for one trace file."""
+    """(report, served_from_cache) for one worker's input (a trace file or a folder)."""
+
+    def read() -> Trace:
+        return read_trace(path, fmt, worker, progress)
+
     if workspace is None:
-        return build_report(read_trace(path, progress)), False
-    entry = workspace.entry(path)
+        return build_report(read()), False
+    entry = workspace.entry(path, _variant(fmt, worker))
     report = _cached_report(entry)
     if report is not None:
         return report, True
@@ -45,21 +58,25 @@ def analyse_file(
             report = _cached_report(entry)  # built by another process while we waited
             if report is not None:
                 return report, True
-            trace = read_trace(path, progress)
+            trace = read()
             report = build_report(trace)
             _save(entry, trace, report)
     except OSError as exc:  # unwritable workspace: analyse without caching
         log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
-        report = build_report(read_trace(path, progress))
+        report = build_report(read())
     return report, False
 
 
 def load_trace(
-    path: Path, workspace: Workspace | None = None, progress: ProgressFn | None = None
+    path: Path,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
 ) -> Trace:
-    """The model of one trace file, memory-mapped from the cache when possible."""
+    """The model of one worker's input, memory-mapped from the cache when possible."""
     if workspace is not None:
-        entry = workspace.entry(path)
+        entry = workspace.entry(path, _variant(fmt, worker))
         try:
             trace = entry.load_trace()
             if trace is not None:
@@ -67,9 +84,9 @@ def load_trace(
         except CacheError as exc:
             log.warning("rebuilding cache: %s", exc)
             entry.discard()
-    trace = read_trace(path, progress)
+    trace = read_trace(path, fmt, worker, progress)
     if workspace is not None:
-        _save(workspace.entry(path), trace, build_report(trace))
+        _save(workspace.entry(path, _variant(fmt, worker)), trace, build_report(trace))
     return trace
 
 

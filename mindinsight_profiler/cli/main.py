@@ -66,18 +66,23 @@ def _analyse(args: argparse.Namespace) -> int:
         raise InputError(args.path, "--top must be zero or more")
     runs = discover(args.path)
     if not runs:
-        raise InputError(args.path, "no trace files (*.pt.trace.json[.gz]) found")
+        raise InputError(
+            args.path,
+            "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
+            "MindSpore profiler folders)",
+        )
     run = runs[0]
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, analysing {run.name}", file=sys.stderr)
     file = run.select(args.worker, args.span)
     show = args.progress
     if show is None:
-        show = sys.stderr.isatty() and file.path.stat().st_size >= PROGRESS_MIN_BYTES
+        big = file.path.is_file() and file.path.stat().st_size >= PROGRESS_MIN_BYTES
+        show = sys.stderr.isatty() and big
     bar = ProgressBar(f"reading {file.path.name}") if show else None
     workspace = None if args.no_cache else Workspace(args.workspace)
     try:
-        report, _cached = analyse_file(file.path, workspace, bar)
+        report, _cached = analyse_file(file.path, workspace, bar, file.format, file.worker)
     finally:
         if bar:
             bar.close()
@@ -86,7 +91,8 @@ def _analyse(args: argparse.Namespace) -> int:
         from mindinsight_profiler.analysis.report import grouped_tables
         from mindinsight_profiler.pipeline import load_trace
 
-        trace = load_trace(file.path, workspace)  # memory-mapped from the cache when present
+        # memory-mapped from the cache when present
+        trace = load_trace(file.path, workspace, None, file.format, file.worker)
         ops, kernels = grouped_tables(trace, args.group_by, args.kernel_group_by)
         report.update(operators=ops, kernels=kernels)
     if args.top is not None:

@@ -1,14 +1,23 @@
-"""Choose the reader for an input file (one reader per format; more arrive with new formats)."""
+"""Choose the reader for an input: one reader per format, picked by discovery's tag."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.model.trace import Trace
 
+FORMATS = ("kineto", "ascend_pt", "mindspore2", "mindspore_legacy")
 
-def read_trace(path: Path, progress: ProgressFn | None = None) -> Trace:
-    """Read any supported trace file into the normalised model."""
-    return read_kineto(path, progress)
+
+def read_trace(
+    path: Path, fmt: str = "kineto", worker: str = "", progress: ProgressFn | None = None
+) -> Trace:
+    """Read one worker's profile (a file or a folder) into the normalised model."""
+    if fmt == "kineto":
+        return read_kineto(path, progress)
+    if fmt in FORMATS:
+        raise InputError(path, f"reading {fmt} output is not supported yet")
+    raise InputError(path, f"unknown input format {fmt!r}")

@@ -1,8 +1,11 @@
-"""Find runs, workers and spans in a log directory (TensorBoard plugin layout).
+"""Find runs, workers and spans in a log directory.
 
-A run is a folder holding trace files; each file is one worker's span, named
-`<worker>[.<span>].pt.trace.json[.gz]`. A trace file given directly is a run of its own,
-and then any `*.json[.gz]` name is accepted.
+A run is a folder holding profiler output of one or more workers:
+- Kineto traces `<worker>[.<span>].pt.trace.json[.gz]` (TensorBoard plugin layout); a trace
+  file given directly is a run of its own, and then any `*.json[.gz]` name is accepted;
+- Ascend PyTorch `*_ascend_pt/` and MindSpore 2.x `*_ascend_ms/` folders, one per worker;
+- MindSpore legacy profiler folders (`step_trace_raw_<rank>_detail_time.csv`, ...), one
+  worker per rank.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ _ANY_JSON = re.compile(r"^(?P<worker>.*?)\.json(?:\.gz)?$")
 
 @dataclass(frozen=True)
 class TraceFile:
+    """One worker's profile: a trace file, or a folder for the folder-shaped formats."""
+
     worker: str
     span: str
     path: Path
+    format: str = "kineto"  # kineto | ascend_pt | mindspore2 | mindspore_legacy
 
 
 @dataclass
@@ -66,13 +72,62 @@ def discover(path: str | Path) -> list[Run]:
     if not path.exists():
         raise InputError(path, "no such file or directory")
     if path.is_file():
-        parsed = parse_name(path.name, strict=True)
+        parsed = parse_name(path.name, strict=False)
         worker, span = parsed if parsed else (path.name, "")
         return [Run(path.parent.name or path.name, path.parent, [TraceFile(worker, span, path)])]
-    files = sorted(f for f in path.rglob("*") if f.is_file())
+    if _folder_format(path) is not None:  # a worker folder given directly
+        return [Run(path.name, path, _folder_files(path))]
+    entries = sorted(path.rglob("*"))
+    workers = [e for e in entries if _folder_format(e) and not _inside_worker_folder(e, path)]
+    files = [f for f in entries if f.is_file() and not any(w in f.parents for w in workers)]
     runs = _group_runs(path, files, strict=True)
-    # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies).
-    return runs or _group_runs(path, files, strict=True)
+    # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies);
+    # only where no profiler folder was found, so their JSON side files are not taken.
+    if not runs and not workers:
+        runs = _group_runs(path, files, strict=False)
+    by_path = {r.path: r for r in runs}
+    for folder in workers:
+        parent = folder.parent
+        rel = parent.relative_to(path)
+        run = by_path.setdefault(parent, Run(path.name if rel == Path(".") else str(rel), parent))
+        run.files.extend(_folder_files(folder))
+    return sorted(by_path.values(), key=lambda r: r.name)
+
+
+_LEGACY_MARKERS = re.compile(
+    r"^(step_trace_raw|aicore_intermediate|framework_raw|minddata_pipeline_raw|hccl_raw)_(\d+)"
+)
+
+
+def _legacy_ranks(folder: Path) -> list[str]:
+    ranks = {m.group(2) for f in folder.iterdir() if (m := _LEGACY_MARKERS.match(f.name))}
+    return sorted(ranks, key=int)
+
+
+def _folder_format(folder: Path) -> str | None:
+    """The format of a worker folder, or None if it is not one."""
+    if not folder.is_dir():
+        return None
+    if folder.name.endswith("_ascend_pt"):
+        return "ascend_pt"
+    if folder.name.endswith("_ascend_ms"):
+        return "mindspore2"
+    if _legacy_ranks(folder):
+        return "mindspore_legacy"
+    return None
+
+
+def _inside_worker_folder(folder: Path, root: Path) -> bool:
+    """True for folders within another worker folder (they belong to that worker)."""
+    return any(_folder_format(p) for p in folder.parents if root in p.parents)
+
+
+def _folder_files(folder: Path) -> list[TraceFile]:
+    fmt = _folder_format(folder)
+    if fmt == "mindspore_legacy":
+        return [TraceFile(f"rank{r}", "", folder, fmt) for r in _legacy_ranks(folder)]
+    worker = folder.name.rsplit("_ascend_", 1)[0]
+    return [TraceFile(worker, "", folder, fmt or "kineto")]
 
 
 def _group_runs(root: Path, files: list[Path], strict: bool) -> list[Run]:

@@ -36,21 +36,29 @@ _TABLES = ("events", "memory", "flows")
 _SAMPLE = 1 << 20
 
 
-def fingerprint(path: Path) -> str:
-    """Identity of an input file: path, size, mtime and its first and last MiB.
-
-    Cheap even for gigabyte traces; any rewrite of the file changes size, mtime or content
-    at its ends (a trace is a single JSON document, so appending changes its end).
-    """
+def _file_identity(h: Any, path: Path) -> None:
     st = path.stat()
-    h = hashlib.sha256()
     h.update(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
     with open(path, "rb") as f:
         h.update(f.read(_SAMPLE))
         if st.st_size > _SAMPLE:
             f.seek(max(_SAMPLE, st.st_size - _SAMPLE))
             h.update(f.read(_SAMPLE))
-    h.update(f"|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
+
+
+def fingerprint(path: Path, variant: str = "") -> str:
+    """Identity of an input (a file, or a folder of files) and of what is read from it.
+
+    Per file: path, size, mtime and its first and last MiB: cheap even for gigabyte traces,
+    and any rewrite changes size, mtime or the content at the ends (a trace is one JSON
+    document, so appending changes its end). `variant` tells apart several workers read from
+    one folder (MindSpore legacy ranks).
+    """
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        _file_identity(h, f)
+    h.update(f"|{variant}|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
 
 
@@ -200,8 +208,8 @@ class Workspace:
     def cache_root(self) -> Path:
         return self.root / "cache"
 
-    def entry(self, source: Path) -> CacheEntry:
-        return CacheEntry(self.cache_root, fingerprint(source))
+    def entry(self, source: Path, variant: str = "") -> CacheEntry:
+        return CacheEntry(self.cache_root, fingerprint(source, variant))
 
     @contextlib.contextmanager
     def lock(self, entry: CacheEntry) -> Iterator[None]:

@@ -126,3 +126,12 @@ def test_side_tables_survive_the_cache(tmp_path: Path) -> None:
     reopened = entry.load_trace()
     assert reopened is not None
     assert np.array_equal(reopened.tables["queue"]["depth"], [0.5, 1.0, 2.0])
+
+
+def test_folder_of_traces_with_plain_json_names(workspace: Path) -> None:
+    # HTA's data names traces `*.json.gz`, not `*.pt.trace.json.gz`.
+    r = run_cli(
+        "analyse", shared("hta/nccl_parser_config"), "--format", "json", "--workspace", workspace
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["breakdown_us"]["communication"] > 0

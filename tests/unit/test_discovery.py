@@ -1,0 +1,71 @@
+"""Which runs, workers, spans and formats a folder holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.discovery import discover, parse_name
+
+
+def _touch(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{}")
+    return path
+
+
+def test_parse_names() -> None:
+    assert parse_name("worker0.1623143089861.pt.trace.json.gz") == ("worker0", "1623143089861")
+    assert parse_name("rank-0.Apr_03_18_51_38.1102.pt.trace.json") == (
+        "rank-0.Apr_03_18_51_38",
+        "1102",
+    )
+    assert parse_name("w.pt.trace.json") == ("w", "")
+    assert parse_name("nccl_data.json.gz") is None
+    assert parse_name("nccl_data.json.gz", strict=False) == ("nccl_data", "")
+
+
+def test_logdir_with_runs_of_every_format(tmp_path: Path) -> None:
+    _touch(tmp_path / "kineto_run/worker0.11.pt.trace.json.gz")
+    _touch(tmp_path / "kineto_run/worker0.12.pt.trace.json.gz")
+    _touch(tmp_path / "kineto_run/worker1.11.pt.trace.json")
+    _touch(tmp_path / "npu_run/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json")
+    _touch(tmp_path / "npu_run/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json")
+    _touch(tmp_path / "ms_run/profiler/host_1_2_ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view.json")
+    _touch(tmp_path / "legacy_run/profiler/step_trace_raw_0_detail_time.csv")
+    _touch(tmp_path / "legacy_run/profiler/step_trace_raw_1_detail_time.csv")
+    _touch(tmp_path / "legacy_run/profiler/ascend_timeline_display_0.json")
+    runs = {r.name: r for r in discover(tmp_path)}
+    assert set(runs) == {"kineto_run", "npu_run", "ms_run/profiler", "legacy_run"}
+    assert runs["kineto_run"].workers == ["worker0", "worker1"]
+    assert runs["kineto_run"].select().span == "11"
+    assert [(f.worker, f.format) for f in runs["npu_run"].files] == [
+        ("rank0", "ascend_pt"),
+        ("rank1", "ascend_pt"),
+    ]
+    assert [(f.worker, f.format) for f in runs["ms_run/profiler"].files] == [
+        ("host_1_2", "mindspore2")
+    ]
+    legacy = runs["legacy_run"].files
+    assert [(f.worker, f.format) for f in legacy] == [
+        ("rank0", "mindspore_legacy"),
+        ("rank1", "mindspore_legacy"),
+    ]
+
+
+def test_fallback_to_any_json_only_without_profiler_folders(tmp_path: Path) -> None:
+    _touch(tmp_path / "hta/nccl_data.json.gz")
+    assert [f.worker for r in discover(tmp_path) for f in r.files] == ["nccl_data"]
+    _touch(tmp_path / "hta/x_ascend_pt/profiler_info_0.json")
+    assert [f.format for r in discover(tmp_path) for f in r.files] == ["ascend_pt"]
+
+
+def test_worker_folder_given_directly_and_missing_path(tmp_path: Path) -> None:
+    folder = _touch(tmp_path / "a_ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view.json").parents[1]
+    assert [(f.worker, f.format) for r in discover(folder) for f in r.files] == [
+        ("a", "mindspore2")
+    ]
+    with pytest.raises(InputError, match="no such file"):
+        discover(tmp_path / "missing")
