@@ -219,11 +219,11 @@ def read_cpu_utilization(path: Path) -> dict[str, Any]:
     series: list[tuple[str, list[Any]]] = []
     for group, content in doc.items():  # device_info, process_info, *_memory_info, ...
         if isinstance(content, dict):
-            for key, values in content.items():
-                series.append((f"{group.removesuffix('_info')}.{key}", values))
+            for key, vals in content.items():
+                series.append((f"{group.removesuffix('_info')}.{key}", vals))
     for op in doc.get("op_info") or []:
-        for key, values in (op.get("metrics") or {}).items():
-            series.append((f"op{op.get('op_id')}.{key}", values))
+        for key, vals in (op.get("metrics") or {}).items():
+            series.append((f"op{op.get('op_id')}.{key}", vals))
     names: list[str] = []
     samples: list[int] = []
     values: list[float] = []
