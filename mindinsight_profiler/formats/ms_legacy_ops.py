@@ -67,9 +67,8 @@ def read_framework(path: Path) -> dict[str, dict[str, str]]:
 
 def read_aicore_detail(path: Path) -> dict[str, Any]:
     """Operator instances: full name, total execution ns, call count."""
-    probe = read_csv(path, [])
-    name_col = _column(probe, _NAME_COLS)
-    table = read_csv(path, [name_col, "execution_time"])
+    table = read_csv(path, ["execution_time"])
+    name_col = _column(table, _NAME_COLS)
     calls = (
         table.numbers("execution_frequency", "int64")
         if table.has("execution_frequency")
