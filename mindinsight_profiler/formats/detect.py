@@ -7,6 +7,8 @@ from pathlib import Path
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.mindspore2 import read_mindspore2
+from mindinsight_profiler.formats.mindspore_legacy import read_mindspore_legacy
 from mindinsight_profiler.model.trace import Trace
 
 FORMATS = ("kineto", "ascend_pt", "mindspore2", "mindspore_legacy")
@@ -18,6 +20,11 @@ def read_trace(
     """Read one worker's profile (a file or a folder) into the normalised model."""
     if fmt == "kineto":
         return read_kineto(path, progress)
+    if fmt == "mindspore2":
+        return read_mindspore2(path)
+    if fmt == "mindspore_legacy":
+        rank = int(worker[4:]) if worker.startswith("rank") and worker[4:].isdigit() else None
+        return read_mindspore_legacy(path, rank)
     if fmt in FORMATS:
         raise InputError(path, f"reading {fmt} output is not supported yet")
     raise InputError(path, f"unknown input format {fmt!r}")
