@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.discovery import folder_format
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.formats.mindspore2 import read_mindspore2
@@ -15,9 +16,14 @@ FORMATS = ("kineto", "ascend_pt", "mindspore2", "mindspore_legacy")
 
 
 def read_trace(
-    path: Path, fmt: str = "kineto", worker: str = "", progress: ProgressFn | None = None
+    path: Path, fmt: str | None = None, worker: str = "", progress: ProgressFn | None = None
 ) -> Trace:
-    """Read one worker's profile (a file or a folder) into the normalised model."""
+    """Read one worker's profile (a file or a folder) into the normalised model.
+
+    `fmt` is discovery's tag; without it the format is recognised from the path.
+    """
+    if fmt is None:
+        fmt = folder_format(path) or "kineto"
     if fmt == "kineto":
         return read_kineto(path, progress)
     if fmt == "mindspore2":

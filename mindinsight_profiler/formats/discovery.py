@@ -75,10 +75,10 @@ def discover(path: str | Path) -> list[Run]:
         parsed = parse_name(path.name, strict=False)
         worker, span = parsed if parsed else (path.name, "")
         return [Run(path.parent.name or path.name, path.parent, [TraceFile(worker, span, path)])]
-    if _folder_format(path) is not None:  # a worker folder given directly
+    if folder_format(path) is not None:  # a worker folder given directly
         return [Run(path.name, path, _folder_files(path))]
     entries = sorted(path.rglob("*"))
-    workers = [e for e in entries if _folder_format(e) and not _inside_worker_folder(e, path)]
+    workers = [e for e in entries if folder_format(e) and not _inside_worker_folder(e, path)]
     files = [f for f in entries if f.is_file() and not any(w in f.parents for w in workers)]
     runs = _group_runs(path, files, strict=True)
     # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies);
@@ -104,7 +104,7 @@ def _legacy_ranks(folder: Path) -> list[str]:
     return sorted(ranks, key=int)
 
 
-def _folder_format(folder: Path) -> str | None:
+def folder_format(folder: Path) -> str | None:
     """The format of a worker folder, or None if it is not one."""
     if not folder.is_dir():
         return None
@@ -119,11 +119,11 @@ def _folder_format(folder: Path) -> str | None:
 
 def _inside_worker_folder(folder: Path, root: Path) -> bool:
     """True for folders within another worker folder (they belong to that worker)."""
-    return any(_folder_format(p) for p in folder.parents if root in p.parents)
+    return any(folder_format(p) for p in folder.parents if root in p.parents)
 
 
 def _folder_files(folder: Path) -> list[TraceFile]:
-    fmt = _folder_format(folder)
+    fmt = folder_format(folder)
     if fmt == "mindspore_legacy":
         return [TraceFile(f"rank{r}", "", folder, fmt) for r in _legacy_ranks(folder)]
     worker = folder.name.rsplit("_ascend_", 1)[0]
