@@ -1,7 +1,8 @@
 """Which events count as data loading, communication, optimizer and so on.
 
 Name conventions come from PyTorch itself (`enumerate(DataLoader)#...__next__`,
-`Optimizer.step#SGD.step`, `nccl:all_reduce`, NCCL kernels named `nccl*`). Keeping them in one
+`Optimizer.step#SGD.step`, `nccl:all_reduce`, NCCL kernels named `nccl*`) and from torch_npu
+(`HcclAllreduce` host ops, HCCL device ops named `hcom_allReduce__...`). Keeping them in one
 place lets every analysis (and later the advisor) agree on what a category means.
 """
 
@@ -32,13 +33,13 @@ def is_step_name(name: str) -> bool:
 
 
 def is_comm_op_name(name: str) -> bool:
-    """Host-side collective ranges: `nccl:*`/`gloo:*` record_functions and c10d ops."""
-    return name in COMM_OPS or name.startswith(("nccl:", "gloo:", "c10d::"))
+    """Host-side collective ranges: `nccl:*`/`gloo:*` record_functions, c10d and HCCL ops."""
+    return name in COMM_OPS or name.startswith(("nccl:", "gloo:", "c10d::", "Hccl"))
 
 
 def is_comm_kernel_name(name: str) -> bool:
-    """NCCL/RCCL device kernels (`ncclKernel_AllReduce_*`, `ncclDevKernel_*`)."""
-    return name.startswith(("nccl", "rccl"))
+    """NCCL/RCCL kernels (`ncclKernel_AllReduce_*`, `ncclDevKernel_*`), HCCL ops (`hcom_*`)."""
+    return name.startswith(("nccl", "rccl", "hcom_"))
 
 
 def is_operator_row_name(name: str) -> bool:

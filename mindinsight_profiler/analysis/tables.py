@@ -113,6 +113,14 @@ def _weighted(inv: np.ndarray, values: np.ndarray, weights: np.ndarray, g: int) 
     return np.where(den > 0, num / np.maximum(den, 1e-300), 0.0)
 
 
+def _metric(inv: np.ndarray, values: np.ndarray, weights: np.ndarray, g: int) -> list[Any]:
+    """Weighted metric per group; all None when no kernel of the trace has the metric at all
+    (e.g. Ascend NPUs have no "blocks per SM"): a format that cannot provide it gets null."""
+    if len(values) and np.isnan(values).all():
+        return [None] * g
+    return list(_weighted(inv, values, weights, g).tolist())
+
+
 def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name") -> Table:
     """Kernels grouped by name, or by name + operator + grid + block + registers + smem."""
     if group_by not in KERNEL_GROUPS:
@@ -144,8 +152,8 @@ def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name
         "mean_us": _us(total / np.maximum(calls, 1)),
         "min_us": _us(np.where(calls > 0, mins, 0)),
         "max_us": _us(maxs),
-        "blocks_per_sm": _weighted(inv, ev["blocks_per_sm"][k], dur, g).tolist(),
-        "occupancy": _weighted(inv, ev["occupancy"][k], dur, g).tolist(),
+        "blocks_per_sm": _metric(inv, ev["blocks_per_sm"][k], dur, g),
+        "occupancy": _metric(inv, ev["occupancy"][k], dur, g),
     }
     if group_by == "name_op_launch":
         fk = k[first]

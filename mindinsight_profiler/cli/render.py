@@ -62,10 +62,12 @@ def render(report: dict[str, Any], top: int = 20) -> str:
     out += ["Step time breakdown (average per step)", *_table(["Category", "Time", "Share"], rows)]
     gpu = report.get("gpu")
     if gpu:
-        out += ["", "GPU summary"]
+        kind = "NPU" if report.get("format") == "ascend_pt" else "GPU"
+        out += ["", f"{kind} summary"]
         for d in gpu["devices"]:
             out.append(
-                f"  GPU {d['device']} {d.get('name') or ''}: utilization {d['utilization']:.2f}%, "
+                f"  {kind} {d['device']} {d.get('name') or ''}: "
+                f"utilization {_pct(d['utilization'])}, "
                 f"est. SM efficiency {_pct(d['sm_efficiency'])}, "
                 f"est. achieved occupancy {_pct(d['occupancy'])}"
             )
@@ -93,7 +95,7 @@ def render(report: dict[str, Any], top: int = 20) -> str:
             [
                 [_clip(k["name"]), str(k["calls"]), _fmt_us(k["total_us"]),
                  _fmt_us(k["mean_us"]), _fmt_us(k["min_us"]), _fmt_us(k["max_us"]),
-                 f"{k['blocks_per_sm']:.2f}", f"{k['occupancy']:.2f}"]
+                 _num(k["blocks_per_sm"]), _num(k["occupancy"])]
                 for k in kernels
             ],
         )  # fmt: skip
@@ -102,3 +104,8 @@ def render(report: dict[str, Any], top: int = 20) -> str:
 
 def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}%"
+
+
+def _num(v: float | None) -> str:
+    """Two decimals, or '-' for a figure the input format does not provide."""
+    return "-" if v is None else f"{v:.2f}"

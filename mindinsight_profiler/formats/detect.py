@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.ascend_pt import read_ascend_pt
 from mindinsight_profiler.formats.discovery import folder_format
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.kineto import read_kineto
@@ -26,11 +27,11 @@ def read_trace(
         fmt = folder_format(path) or "kineto"
     if fmt == "kineto":
         return read_kineto(path, progress)
+    if fmt == "ascend_pt":
+        return read_ascend_pt(path, progress)
     if fmt == "mindspore2":
         return read_mindspore2(path)
     if fmt == "mindspore_legacy":
         rank = int(worker[4:]) if worker.startswith("rank") and worker[4:].isdigit() else None
         return read_mindspore_legacy(path, rank)
-    if fmt in FORMATS:
-        raise InputError(path, f"reading {fmt} output is not supported yet")
     raise InputError(path, f"unknown input format {fmt!r}")

@@ -108,6 +108,8 @@ def folder_format(folder: Path) -> str | None:
     """The format of a worker folder, or None if it is not one."""
     if not folder.is_dir():
         return None
+    if folder.name == "ASCEND_PROFILER_OUTPUT" and folder.parent.name.endswith("_ascend_pt"):
+        return "ascend_pt"  # the export folder inside a worker folder, given directly
     if folder.name.endswith("_ascend_pt"):
         return "ascend_pt"
     if folder.name.endswith("_ascend_ms"):
@@ -126,6 +128,8 @@ def _folder_files(folder: Path) -> list[TraceFile]:
     fmt = folder_format(folder)
     if fmt == "mindspore_legacy":
         return [TraceFile(f"rank{r}", "", folder, fmt) for r in _legacy_ranks(folder)]
+    if folder.name == "ASCEND_PROFILER_OUTPUT":
+        folder = folder.parent
     worker = folder.name.rsplit("_ascend_", 1)[0]
     return [TraceFile(worker, "", folder, fmt or "kineto")]
 

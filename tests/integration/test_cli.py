@@ -135,3 +135,19 @@ def test_folder_of_traces_with_plain_json_names(workspace: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["breakdown_us"]["communication"] > 0
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "ascend_pytorch/level1",
+        "mindspore_cpu/new_api_pynative",
+        "mindspore_legacy/run_2/normal_run",
+    ],
+)
+def test_every_format_through_the_cli(run: str, workspace: Path) -> None:
+    for fmt in ("table", "json"):
+        r = run_cli("analyse", shared(run), "--format", fmt, "--top", "5", "--workspace", workspace)
+        assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert set(doc["breakdown_us"]) == BREAKDOWN_KEYS and doc["steps"]["count"] >= 1

@@ -1,0 +1,221 @@
+"""Decode the Ascend export's `trace_view.json` into model columns.
+
+The file is a bare JSON array of Chrome-trace events whose `ts` (and sometimes `dur`) are
+JSON strings. It is streamed in chunks like a Kineto trace; `ts`/`dur` are kept as raw text
+and parsed exactly to int64 ns. What an event is depends on the process that holds it
+(named by `M` events that may come anywhere in the array), so kinds are decided after all
+chunks are read:
+
+- `Python` process: `cpu_op` -> CPU_OP (ProfilerStep#N included), `python_function` ->
+  PYTHON_FUNCTION, task-queue `enqueue`/`dequeue` ranges -> OTHER;
+- `CANN` process: AscendCL / node launch / HCCL host API calls -> RUNTIME;
+- `Ascend Hardware` streams: tasks by `Task Type` (see `task_kind`);
+- `HCCL`: collective ops (`hcom_*`, carrying `connection_id`) -> KERNEL, their per-link
+  plane tasks -> OTHER;
+- `Overlap Analysis`: the tool's own computing/communication/free intervals, returned as a
+  side table, not as events; counter (`C`) events are not read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
+
+import msgspec
+import numpy as np
+from msgspec import Raw
+
+from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
+from mindinsight_profiler.model.kinds import Kind, kind_of_category
+
+_ZERO = Raw(b"0")
+_EMPTY = Raw(b"")
+
+#: Hardware task types that copy memory, that synchronise streams, and that do nothing.
+COPY_TASKS = frozenset({"PCIE_DMA_SQE", "SDMA_SQE", "SDMA", "MEMCPY_ASYNC"})
+SYNC_TASKS = frozenset(
+    {"EVENT_RECORD_SQE", "EVENT_WAIT_SQE", "Notify Wait", "Notify Record", "Write Value"}
+)
+IDLE_TASKS = frozenset({"PLACE_HOLDER_SQE"})
+
+
+class _Args(msgspec.Struct, frozen=True, gc=False):
+    """The `args` keys the model uses; all others are skipped unparsed."""
+
+    connection_id: int | str = -1
+    task_type: str = msgspec.field(default="", name="Task Type")
+    stream: int | str = msgspec.field(default=-1, name="Physic Stream Id")
+    input_dims: Raw = msgspec.field(default=_EMPTY, name="Input Dims")
+    call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
+    name: str = ""  # metadata events: process_name / thread_name
+    labels: str = ""  # metadata events: process_labels
+
+
+_NO_ARGS = _Args()
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: Raw = _ZERO  # a JSON string ("1736...410.320") or number, parsed exactly
+    dur: Raw = _ZERO
+    id: int | str | None = None
+    args: _Args = _NO_ARGS
+
+
+EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
+
+
+class TimestampError(ValueError):
+    """A `ts`/`dur` of some event is not a number; `problem` says which and why."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(problem)
+
+
+@dataclass
+class Decoded:
+    """The events of one chunk, sorted by phase (kept as structs: chunks are small)."""
+
+    ranges: list[_Event] = field(default_factory=list)
+    flows: list[_Event] = field(default_factory=list)
+    metadata: list[_Event] = field(default_factory=list)
+    count: int = 0
+
+
+def decode_chunk(data: bytes | memoryview) -> Decoded:
+    """Decode a JSON array of events, keeping complete, flow and metadata events."""
+    out = Decoded()
+    events: list[_Event] = EVENTS_DECODER.decode(data)
+    out.count = len(events)
+    for e in events:
+        if e.ph == "X":
+            out.ranges.append(e)
+        elif e.ph in ("s", "f", "t"):
+            out.flows.append(e)
+        elif e.ph == "M":
+            out.metadata.append(e)
+    return out
+
+
+def _text(raw: Raw) -> bytes:
+    """Raw JSON number or string as number text (quotes removed)."""
+    b = bytes(raw)
+    return b[1:-1] if b[:1] == b'"' else b
+
+
+def times_ns(events: list[_Event], attr: str) -> np.ndarray:
+    """Exact int64 ns of `ts` or `dur` (given in microseconds, as numbers or strings)."""
+    try:
+        return us_text_to_ns(list(map(_text, map(attrgetter(attr), events))))
+    except NumberFormatError as exc:
+        e = events[exc.index]
+        raise TimestampError(
+            f"{attr} of event {e.name!r} is not a number: {exc.text[:40]!r}"
+        ) from None
+
+
+def as_int(value: int | str | None) -> int:
+    """Ints as they are; numeric strings parsed; anything else -1.
+
+    Ids beyond int64 (seen on HCCL flows) keep their low 63 bits: they are only compared.
+    """
+    if isinstance(value, str):
+        try:
+            value = int(value, 0)
+        except ValueError:
+            return -1
+    if isinstance(value, int):
+        return value if -1 <= value < 2**63 else value & (2**63 - 1)
+    return -1
+
+
+def _clean_text(raw: Raw) -> str:
+    """A string argument with the export's `;\\r\\n` separators made plain `;`."""
+    b = bytes(raw)
+    if not b:
+        return ""
+    value = msgspec.json.decode(b) if b[:1] == b'"' else b.decode("utf-8", "replace")
+    return str(value).replace("\r\n", "").replace("\n", "")
+
+
+@dataclass(frozen=True)
+class Processes:
+    """Process and thread names from the metadata events."""
+
+    process: dict[str, str]
+    labels: dict[str, str]
+    thread: dict[tuple[str, str], str]
+
+    @staticmethod
+    def of(metadata: list[_Event]) -> Processes:
+        process: dict[str, str] = {}
+        labels: dict[str, str] = {}
+        thread: dict[tuple[str, str], str] = {}
+        for e in metadata:
+            pid, tid = str(e.pid), str(e.tid)
+            if e.name == "process_name":
+                process[pid] = e.args.name
+            elif e.name == "process_labels":
+                labels[pid] = e.args.labels
+            elif e.name == "thread_name":
+                thread[(pid, tid)] = e.args.name
+        return Processes(process, labels, thread)
+
+
+def task_kind(task_type: str, name: str) -> Kind:
+    """Kind of an `Ascend Hardware` task from its task type (and name for copies)."""
+    if task_type in COPY_TASKS or name == "MEMCPY_ASYNC":
+        return Kind.MEMCPY
+    if task_type in SYNC_TASKS:
+        return Kind.SYNC
+    if task_type in IDLE_TASKS:
+        return Kind.OTHER
+    return Kind.KERNEL
+
+
+def kinds(events: list[_Event], procs: Processes) -> tuple[np.ndarray, np.ndarray]:
+    """(kind, is an `Overlap Analysis` interval) of every complete event (see module doc)."""
+    n = len(events)
+    kind = np.zeros(n, dtype=np.uint8)
+    overlap = np.zeros(n, dtype=bool)
+    hccl_ops = {
+        as_int(e.args.connection_id)
+        for e in events
+        if procs.process.get(str(e.pid)) == "HCCL" and as_int(e.args.connection_id) >= 0
+    }
+    for i, e in enumerate(events):
+        role = procs.process.get(str(e.pid), "")
+        if e.cat:
+            kind[i] = kind_of_category(e.cat)
+        elif role == "CANN":
+            kind[i] = Kind.RUNTIME
+        elif role == "Ascend Hardware":
+            conn = as_int(e.args.connection_id)
+            if conn >= 0 and conn in hccl_ops and e.args.task_type not in ("AI_CORE", "MIX_AIV"):
+                kind[i] = Kind.OTHER  # hardware steps of a collective; the HCCL op counts
+            else:
+                kind[i] = task_kind(e.args.task_type, e.name)
+        elif role == "HCCL":
+            kind[i] = Kind.KERNEL if as_int(e.args.connection_id) >= 0 else Kind.OTHER
+        elif role == "Overlap Analysis":
+            overlap[i] = True
+    return kind, overlap
+
+
+def text_columns(events: list[_Event], rows: np.ndarray, intern: Any) -> dict[str, np.ndarray]:
+    """`input_dims` and `call_stack` codes for the event indices `rows` (others -1)."""
+    out = {}
+    for col in ("input_dims", "call_stack"):
+        codes = np.full(len(events), -1, dtype=np.int32)
+        for i in rows.tolist():
+            text = _clean_text(getattr(events[i].args, col))
+            if text:
+                codes[i] = intern(text)
+        out[col] = codes
+    return out
