@@ -33,6 +33,7 @@ setup(
     extras_require={
         "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8"],
         "torch": ["torch>=2.0"],
+        "mindspore": ["mindspore>=2.3"],
     },
     entry_points={"console_scripts": ["mindinsight=mindinsight_profiler.cli.main:main"]},
     classifiers=[

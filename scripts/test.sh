@@ -10,6 +10,9 @@ python3 -m venv .venv
 # for the collection tests; they skip when it cannot be installed.
 .venv/bin/python -m pip install -q torch==2.13.0 ||
   echo "note: could not install torch==2.13.0; the Profiler collection tests will skip"
+# MindSpore (an ~800 MB download) for the MindSpore collection test; it skips without it.
+.venv/bin/python -m pip install -q mindspore ||
+  echo "note: could not install mindspore; the MindSpore collection test will skip"
 # The PyTorch profiler plugin, in its own venv, is the oracle for traces without golden files.
 if [ ! -x bench/.venvs/tb/bin/python ]; then
   (python3 -m venv bench/.venvs/tb &&

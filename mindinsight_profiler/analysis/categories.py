@@ -8,6 +8,8 @@ place lets every analysis (and later the advisor) agree on what a category means
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from mindinsight_profiler.model.kinds import OP_TREE_KINDS, Kind, is_kind
@@ -19,6 +21,14 @@ COMM_OPS = frozenset(
     for op in ("broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter")
 )
 _EXCLUDED_FROM_OP_TABLE = ("DataParallel.forward", "DistributedDataParallel.forward")
+
+
+_INSTANCE_SUFFIX = re.compile(r"-op\d+$")
+
+
+def op_type(name: str) -> str:
+    """An operator's type: `aten::addmm` -> `addmm`; `Default/net/Conv2D-op12` -> `Conv2D`."""
+    return _INSTANCE_SUFFIX.sub("", name.rsplit("/", 1)[-1]).rsplit("::", 1)[-1]
 
 
 def is_dataloader_name(name: str) -> bool:

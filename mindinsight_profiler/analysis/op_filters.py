@@ -2,30 +2,32 @@
 
 MindInsight filters operator statistics by graph (`Default` = forward, `Gradients` =
 backward) and by operator type. For PyTorch traces we define (docs/definitions.md):
-- an operator's type is its name without the namespace (`aten::addmm` -> `addmm`); a filter
-  entry matches either the full name or the type;
+- an operator's type is its name without the namespace (`aten::addmm` -> `addmm`), or for
+  MindSpore's scoped names the last scope without the instance suffix
+  (`Default/network/Conv2D-op12` -> `Conv2D`); a filter entry matches the full name or the type;
 - a backward operator is one inside an `autograd::engine::evaluate_function: ...` range
-  (where the autograd engine runs gradient functions), or such a range itself.
+  (where the autograd engine runs gradient functions), or such a range itself; in MindSpore,
+  one in the `Gradients/` scope (`Default/` is the forward graph).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from mindinsight_profiler.analysis.categories import op_type
 from mindinsight_profiler.analysis.ops import OpTree
 from mindinsight_profiler.model.trace import Trace
 
 BACKWARD_PREFIX = "autograd::engine::evaluate_function"
+MINDSPORE_BACKWARD_SCOPE = "Gradients/"
 _SUBGRAPH = {"all": None, "forward": False, "Default": False, "backward": True, "Gradients": True}
-
-
-def op_type(name: str) -> str:
-    return name.rsplit("::", 1)[-1]
 
 
 def backward_nodes(trace: Trace, tree: OpTree) -> np.ndarray:
     """Per node: inside (or being) an autograd evaluate_function range."""
-    own = trace.names_matching(lambda s: s.startswith(BACKWARD_PREFIX))[tree.index]
+    own = trace.names_matching(lambda s: s.startswith((BACKWARD_PREFIX, MINDSPORE_BACKWARD_SCOPE)))[
+        tree.index
+    ]
     flag = own.copy()
     anc = tree.parent.copy()
     while (anc >= 0).any():  # one pass per tree level: inherit from every ancestor

@@ -10,17 +10,15 @@ Both give the same columns: type, calls, total, mean and share of the grand tota
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from mindinsight_profiler.analysis.categories import op_type
 from mindinsight_profiler.analysis.tables import Table
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
 OPERATORS_TABLE = "operators"
 OP_TYPE_TABLE = "op_type_of_name"
-_OP_SUFFIX = re.compile(r"-op\d+$")
 
 
 def _aggregate(
@@ -72,9 +70,7 @@ def type_of_name(trace: Trace, name_codes: np.ndarray) -> list[str]:
     out = []
     for code, name in zip(name_codes.tolist(), trace.strings.lookup(name_codes), strict=True):
         t = known.get(code)
-        out.append(
-            trace.strings[t] if t is not None else _OP_SUFFIX.sub("", name.rsplit("/", 1)[-1])
-        )
+        out.append(trace.strings[t] if t is not None else op_type(name))
     return out
 
 

@@ -18,8 +18,8 @@ from mindinsight_profiler.analysis.report import build_report, rows
 from mindinsight_profiler.analysis.tables import operator_table
 from mindinsight_profiler.collect.options import ProfilerOptions
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.store.atomic import write_json_atomic
 
@@ -76,8 +76,8 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
     files = [f for run in runs for f in run.files]
     if not files:
         raise InputError(profiler_dir, "no trace was written (was any step profiled?)")
-    latest = max(files, key=lambda f: (f.span, f.path.stat().st_mtime_ns))
-    trace = read_kineto(latest.path)
+    latest = max(files, key=lambda f: (f.path.stat().st_mtime_ns, f.span))
+    trace = read_trace(latest.path, latest.format, latest.worker)
     report = build_report(trace)
     tree = op_tree(trace)
     mask = operator_mask(
