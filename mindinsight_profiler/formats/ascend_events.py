@@ -13,6 +13,7 @@ from operator import attrgetter
 import numpy as np
 
 from mindinsight_profiler.formats import ascend_trace as at
+from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import (
@@ -75,7 +76,7 @@ def _flow_table(
     return {
         "ts_ns": at.times_ns(flows, "ts"),
         "track": tracks.codes(flows),
-        "flow_id": np.fromiter((at.as_int(e.id) for e in flows), np.int64, len(flows)),
+        "flow_id": np.fromiter((as_int(e.id) for e in flows), np.int64, len(flows)),
         "phase": np.fromiter((ord(e.ph) for e in flows), np.uint8, len(flows)),
         "cat": _codes(strings, [e.cat for e in flows]),
     }
@@ -197,7 +198,7 @@ def build_events(decoded: at.Decoded, strings: StringTable, device: int) -> Buil
     on_device = np.isin(kind, [int(k) for k in (*DEVICE_KINDS, Kind.SYNC)])
     cols["device"][on_device] = device
     hw = np.array([procs.process.get(str(e.pid)) == "Ascend Hardware" for e in events], bool)
-    stream = np.fromiter((at.as_int(e.args.stream) for e in events), np.int32, n)
+    stream = np.fromiter((as_int(e.args.stream) for e in events), np.int32, n)
     cols["stream"] = np.where(hw, stream, -1).astype(np.int32)
     ops = np.flatnonzero(kind == Kind.CPU_OP)
     cols.update(at.text_columns(events, ops, strings.intern))

@@ -26,7 +26,7 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
+from mindinsight_profiler.formats.numbers import NumberFormatError, as_int, json_us_to_ns
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 
 _ZERO = Raw(b"0")
@@ -103,36 +103,15 @@ def decode_chunk(data: bytes | memoryview) -> Decoded:
     return out
 
 
-def _text(raw: Raw) -> bytes:
-    """Raw JSON number or string as number text (quotes removed)."""
-    b = bytes(raw)
-    return b[1:-1] if b[:1] == b'"' else b
-
-
 def times_ns(events: list[_Event], attr: str) -> np.ndarray:
     """Exact int64 ns of `ts` or `dur` (given in microseconds, as numbers or strings)."""
     try:
-        return us_text_to_ns(list(map(_text, map(attrgetter(attr), events))))
+        return json_us_to_ns(list(map(bytes, map(attrgetter(attr), events))))
     except NumberFormatError as exc:
         e = events[exc.index]
         raise TimestampError(
             f"{attr} of event {e.name!r} is not a number: {exc.text[:40]!r}"
         ) from None
-
-
-def as_int(value: int | str | None) -> int:
-    """Ints as they are; numeric strings parsed; anything else -1.
-
-    Ids beyond int64 (seen on HCCL flows) keep their low 63 bits: they are only compared.
-    """
-    if isinstance(value, str):
-        try:
-            value = int(value, 0)
-        except ValueError:
-            return -1
-    if isinstance(value, int):
-        return value if -1 <= value < 2**63 else value & (2**63 - 1)
-    return -1
 
 
 def _clean_text(raw: Raw) -> str:

@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
+from mindinsight_profiler.formats.numbers import NumberFormatError, as_int, us_text_to_ns
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
 _EMPTY = Raw(b"")
@@ -166,16 +166,6 @@ def _attrs(events: list, attr: str) -> list:
     return list(map(attrgetter(attr), events))
 
 
-def _as_int(value: int | str) -> int:
-    """Ints as they are; numeric strings ("0x0", "7") parsed; anything else -1."""
-    if isinstance(value, int):
-        return value
-    try:
-        return int(value, 0)
-    except ValueError:
-        return -1
-
-
 _TS = attrgetter("ts")
 _PID_TID = attrgetter("pid", "tid")
 
@@ -224,7 +214,7 @@ def _complete_columns(
     ):
         full = np.full(n, fill, dtype=dtype)
         if attr == "stream":
-            full[dev] = np.fromiter((_as_int(a.stream) for a in dargs), dtype, len(dargs))
+            full[dev] = np.fromiter((as_int(a.stream) for a in dargs), dtype, len(dargs))
         else:
             full[dev] = _ints(dargs, attr, dtype)
         cols[col] = full

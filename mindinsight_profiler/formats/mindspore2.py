@@ -25,9 +25,8 @@ from msgspec import Raw
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import ms_minddata as md
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import read_csv, read_text
+from mindinsight_profiler.formats.ms_files import event_times_ns, read_csv, read_text
 from mindinsight_profiler.formats.ms_legacy_ops import OPERATORS_TABLE, ms_to_ns
-from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import MEMORY_COLUMNS, Trace, empty_columns
 
@@ -62,16 +61,6 @@ class _Event(msgspec.Struct, gc=False):
 _EVENTS = msgspec.json.Decoder(list[_Event])
 
 
-def _us_to_ns(path: Path, raw: list[bytes], what: str) -> np.ndarray:
-    """Quoted or bare microsecond texts to ns; InputError names the first bad event."""
-    try:
-        return us_text_to_ns([r[1:-1] if r[:1] == b'"' else r for r in raw])
-    except NumberFormatError as exc:
-        raise InputError(
-            path, f"X event {exc.index}: {what} is not a number: {raw[exc.index][:40]!r}"
-        ) from None
-
-
 def read_trace_view(path: Path) -> dict[str, Any]:
     """Complete (`X`) events and process/thread names of a trace_view.json."""
     text = read_text(path)
@@ -87,8 +76,8 @@ def read_trace_view(path: Path) -> dict[str, Any]:
     x = [e for e in events if e.ph == "X"]
     if not x:
         raise InputError(path, "the trace holds no complete (X) events")
-    start = _us_to_ns(path, [bytes(e.ts) for e in x], "ts")
-    dur = _us_to_ns(path, [bytes(e.dur) for e in x], "dur")
+    start = event_times_ns(path, [bytes(e.ts) for e in x], "ts")
+    dur = event_times_ns(path, [bytes(e.dur) for e in x], "dur")
     if (dur < 0).any():
         raise InputError(path, f"X event {int(np.argmax(dur < 0))}: negative dur")
     return {

@@ -18,6 +18,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.numbers import NumberFormatError, json_us_to_ns
 
 #: Files larger than this are not MindSpore side files; refusing them bounds memory.
 MAX_SIDE_FILE_BYTES = 512 << 20
@@ -145,3 +146,13 @@ def parse_numbers(
         except (ValueError, OverflowError):
             raise InputError(path, f"{what} {i + first}: not a number: {cell[:40]!r}") from None
     return out
+
+
+def event_times_ns(path: Path, raw: list[bytes], what: str) -> np.ndarray:
+    """`ts`/`dur` of trace events, in us as numbers or strings, to ns; InputError if not."""
+    try:
+        return json_us_to_ns(raw)
+    except NumberFormatError as exc:
+        raise InputError(
+            path, f"event {exc.index}: {what} is not a number: {exc.text[:40]!r}"
+        ) from None

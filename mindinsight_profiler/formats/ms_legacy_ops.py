@@ -25,8 +25,7 @@ from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import CsvTable, read_csv, read_text
-from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
+from mindinsight_profiler.formats.ms_files import CsvTable, event_times_ns, read_csv, read_text
 from mindinsight_profiler.model.kinds import Kind
 
 OPERATORS_TABLE = "operators"
@@ -150,13 +149,6 @@ class _Event(msgspec.Struct, gc=False):
 _EVENTS = msgspec.json.Decoder(list[_Event])
 
 
-def _times(path: Path, raw: list[bytes], what: str) -> np.ndarray:
-    try:
-        return us_text_to_ns([r.strip(b'"') for r in raw])
-    except NumberFormatError as exc:
-        raise InputError(path, f"event {exc.index}: {what} is not a number: {exc.text!r}") from None
-
-
 def read_timeline(path: Path) -> dict[str, Any]:
     """`X` events of a `*_timeline_display_*.json` (a JSON array) as columns."""
     text = read_text(path)
@@ -170,8 +162,8 @@ def read_timeline(path: Path) -> dict[str, Any]:
         raise InputError(path, f"invalid JSON (truncated?): {exc}") from None
     if not events:
         raise InputError(path, "the timeline holds no events")
-    start = _times(path, [bytes(e.ts) for e in events], "ts")
-    dur = _times(path, [bytes(e.dur) for e in events], "dur")
+    start = event_times_ns(path, [bytes(e.ts) for e in events], "ts")
+    dur = event_times_ns(path, [bytes(e.dur) for e in events], "dur")
     if (dur < 0).any():
         raise InputError(path, f"event {int(np.argmax(dur < 0))}: negative dur")
     args = [e.args or _Args() for e in events]

@@ -112,3 +112,31 @@ def us_text_to_ns(raw: Sequence[bytes]) -> np.ndarray:
             raise NumberFormatError(i, bytes(raw[i]))
         out[i] = value
     return out
+
+
+def unquoted(raw: bytes) -> bytes:
+    """The text of a JSON number written bare (`12.5`) or as a string (`"12.5"`)."""
+    return raw[1:-1] if raw[:1] == b'"' else raw
+
+
+def json_us_to_ns(raws: Sequence[bytes]) -> np.ndarray:
+    """Microseconds written as JSON numbers or numeric strings (Ascend, MindSpore) to ns.
+
+    Raises NumberFormatError, as `us_text_to_ns`, for anything that is not a number.
+    """
+    return us_text_to_ns([unquoted(bytes(r)) for r in raws])
+
+
+def as_int(value: int | str | None) -> int:
+    """Ints as they are; numeric strings ("0x0", "7") parsed; anything else -1.
+
+    Ids beyond int64 (seen on HCCL flows) keep their low 63 bits: they are only compared.
+    """
+    if isinstance(value, str):
+        try:
+            value = int(value, 0)
+        except ValueError:
+            return -1
+    if isinstance(value, int):
+        return value if -1 <= value < 2**63 else value & (2**63 - 1)
+    return -1
