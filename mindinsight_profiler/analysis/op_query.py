@@ -124,6 +124,24 @@ def query_instances(
     return {"total": len(order), "offset": offset, "rows": rows}
 
 
+def _top_with_others(rows: list[dict[str, Any]], top: int) -> list[dict[str, Any]]:
+    """The first `top` rows (sorted by time), the rest summed into one "others" row."""
+    head, rest = rows[:top], rows[top:]
+    if rest:
+        total = sum(r["total_us"] for r in rest)
+        calls = sum(r["calls"] for r in rest)
+        head.append(
+            {
+                "type": "others",
+                "calls": calls,
+                "total_us": total,
+                "mean_us": total / max(calls, 1),
+                "percent": sum(r["percent"] for r in rest),
+            }
+        )
+    return head
+
+
 def op_type_summary(
     table: InstanceTable, top: int = 10, by: str = "device_self_ns"
 ) -> dict[str, Any]:
@@ -135,7 +153,6 @@ def op_type_summary(
         by = "host_self_ns"
         total = np.bincount(t, weights=table.columns[by], minlength=g)
     count = np.bincount(t, minlength=g)
-    order = np.argsort(-total, kind="stable")
     grand = float(total.sum())
     rows = [
         {
@@ -145,19 +162,23 @@ def op_type_summary(
             "mean_us": float(total[i]) / max(int(count[i]), 1) / 1000.0,
             "percent": 100.0 * float(total[i]) / grand if grand else 0.0,
         }
-        for i in order[:top].tolist()
+        for i in np.argsort(-total, kind="stable").tolist()
     ]
-    rest = order[top:]
-    if len(rest):
-        rest_total = float(total[rest].sum())
-        rest_calls = int(count[rest].sum())
-        rows.append(
-            {
-                "type": "others",
-                "calls": rest_calls,
-                "total_us": rest_total / 1000.0,
-                "mean_us": rest_total / max(rest_calls, 1) / 1000.0,
-                "percent": 100.0 * rest_total / grand if grand else 0.0,
-            }
-        )
-    return {"by": by, "types": rows}
+    return {"by": by, "types": _top_with_others(rows, top)}
+
+
+def op_types_section(trace: Trace, tree: OpTree, top: int = 10) -> dict[str, Any] | None:
+    """Operator types for the report: MindSpore's per-instance operator table when the
+    input has one (legacy AI Core), else the operator calls of the trace; None if neither."""
+    from mindinsight_profiler.analysis.op_types import OPERATORS_TABLE, op_type_table
+
+    side = trace.tables.get(OPERATORS_TABLE)
+    if side is not None and len(side["name"]):
+        t = op_type_table(trace)
+        keys = ("op_type", "calls", "total_us", "mean_us", "percent")
+        rows = [dict(zip(keys, v, strict=True)) for v in zip(*(t[k] for k in keys), strict=True)]
+        for r in rows:
+            r["type"] = r.pop("op_type")
+        return {"by": "total_ns", "types": _top_with_others(rows, top)}
+    table = instance_table(trace, tree)
+    return op_type_summary(table, top) if len(table) else None

@@ -12,6 +12,7 @@ import numpy as np
 
 from mindinsight_profiler.analysis.breakdown import CATEGORIES, step_breakdown
 from mindinsight_profiler.analysis.gpu import device_metrics
+from mindinsight_profiler.analysis.op_query import op_types_section
 from mindinsight_profiler.analysis.ops import op_tree
 from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
@@ -86,7 +87,9 @@ def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
     """Analyse a trace into the overview report (tables cut to `top` rows when given)."""
     steps = find_steps(trace)
     breakdown = step_breakdown(trace, steps)
-    ops, kernels = grouped_tables(trace)
+    tree = op_tree(trace)
+    ops = rows(operator_table(trace, tree))
+    kernels = rows(kernel_table(trace, tree))
     durations = (steps.duration_ns / 1000.0).tolist()
     avg = breakdown.average_ns()
     gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
@@ -107,6 +110,7 @@ def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
             for row in breakdown.per_step_ns.tolist()
         ],
         "gpu": gpu,
+        "op_types": op_types_section(trace, tree),
         "operators": ops[:top] if top else ops,
         "kernels": kernels[:top] if top else kernels,
         "distributed": trace.meta.get("distributed_info"),

@@ -151,3 +151,5 @@ def test_every_format_through_the_cli(run: str, workspace: Path) -> None:
         assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert set(doc["breakdown_us"]) == BREAKDOWN_KEYS and doc["steps"]["count"] >= 1
+    types = doc["op_types"]["types"]
+    assert types and sum(t["percent"] for t in types) == pytest.approx(100.0)
