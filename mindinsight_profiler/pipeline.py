@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.analysis.report import build_report
+from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.jsonstream import ProgressFn
@@ -27,12 +27,16 @@ def _variant(fmt: str, worker: str) -> str:
 
 
 def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
+    """The cached report if present, intact and of the current report version."""
     try:
-        return entry.load_report()
+        report = entry.load_report()
     except CacheError as exc:
         log.warning("rebuilding cache: %s", exc)
         entry.discard()
         return None
+    if report is not None and report.get("report_version") != REPORT_VERSION:
+        return None  # written by an older version: rebuilt (and overwritten) by the caller
+    return report
 
 
 def analyse_file(

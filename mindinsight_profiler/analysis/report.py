@@ -18,7 +18,8 @@ from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.model.trace import Trace
 
-REPORT_VERSION = 1
+#: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
+REPORT_VERSION = 2
 
 
 def rows(table: Table) -> list[dict[str, Any]]:

@@ -153,3 +153,19 @@ def test_every_format_through_the_cli(run: str, workspace: Path) -> None:
     assert set(doc["breakdown_us"]) == BREAKDOWN_KEYS and doc["steps"]["count"] >= 1
     types = doc["op_types"]["types"]
     assert types and sum(t["percent"] for t in types) == pytest.approx(100.0)
+
+
+def test_report_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
+    src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
+    ws = Workspace(tmp_path / "ws")
+    analyse_file(src, ws)
+    report_file = ws.entry(src).dir / "report.json"
+    old = json.loads(report_file.read_text())
+    old["report_version"] = 0
+    old.pop("op_types")
+    ws.entry(src).save(
+        __import__("mindinsight_profiler.pipeline").pipeline.load_trace(src, ws), {"report": old}
+    )
+    report, cached = analyse_file(src, ws)
+    assert not cached and report["op_types"] is not None
+    assert analyse_file(src, ws)[1]  # and the rebuilt report is cached again
