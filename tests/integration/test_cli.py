@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_profiler.pipeline import analyse_file
+from mindinsight_profiler.pipeline import analyse_file, load_trace
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 from tests.integration.cli import run_cli
@@ -95,8 +95,6 @@ def test_cache_hit_change_and_corruption(tmp_path: Path) -> None:
 
 
 def test_memory_mapped_reopen(tmp_path: Path) -> None:
-    from mindinsight_profiler.pipeline import load_trace
-
     src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
     ws = Workspace(tmp_path / "ws")
     parsed = load_trace(src, ws)
@@ -163,9 +161,7 @@ def test_report_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
     old = json.loads(report_file.read_text())
     old["report_version"] = 0
     old.pop("op_types")
-    ws.entry(src).save(
-        __import__("mindinsight_profiler.pipeline").pipeline.load_trace(src, ws), {"report": old}
-    )
+    ws.entry(src).save(load_trace(src, ws), {"report": old})
     report, cached = analyse_file(src, ws)
     assert not cached and report["op_types"] is not None
     assert analyse_file(src, ws)[1]  # and the rebuilt report is cached again
