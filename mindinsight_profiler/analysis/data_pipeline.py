@@ -81,7 +81,14 @@ def _mindspore(trace: Trace) -> dict[str, Any]:
         workers = _workers(total, None, None, by_op, None)
     cpu = md.cpu_use(trace)
     return _section(
-        "mindspore", None, queues, workers, ops, pipeline, cpu, md.queue_verdict(queues)
+        "mindspore",
+        _getnext_wait(trace),
+        queues,
+        workers,
+        ops,
+        pipeline,
+        cpu,
+        md.queue_verdict(queues),
     )
 
 
