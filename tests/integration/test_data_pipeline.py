@@ -113,7 +113,7 @@ def test_mindspore_queues_and_cpu() -> None:
     queues = {q["name"]: q for q in section["queues"]}
     # device_queue_profiling_1.txt: one queue line "1 64 1 0 10" (size 0 of 64: empty);
     # minddata_aicpu_1.txt: GetNext queue sizes 3, 2, 1 (never empty), waits 1, 0, 1 us.
-    assert queues["host_queue"] | {} == {
+    assert queues["host_queue"] == {
         "name": "host_queue", "capacity": 64, "samples": 1, "empty": 1, "full": 0,
         "empty_rate": 1.0, "full_rate": 0.0, "average_size": 0.0,
     }  # fmt: skip
