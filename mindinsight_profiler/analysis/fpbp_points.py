@@ -4,7 +4,8 @@ MindSpore marks a step's forward start and backward end on the device; a PyTorch
 no such marks, so they are found from what the step does:
 - FP start: the first top-level operator of the step that consumes the batch, i.e. the first
   one after the step's last DataLoader `__next__` that is not a host-to-device copy
-  (`aten::to`, `aten::copy_`, ...). Anything before it is input work (iteration interval).
+  (`aten::to`, `aten::copy_`, ...) or `optimizer.zero_grad()`. Anything before it is input
+  work and step bookkeeping (the iteration interval).
 - BP end: the end of the last backward operator (`autograd::engine::evaluate_function: ...`,
   `*Backward*`, `AccumulateGrad`) that starts before the optimizer step (`Optimizer.step#...`),
   or of the device work it launched, whichever is later: on a GPU the host returns from
@@ -30,6 +31,8 @@ from mindinsight_profiler.model.trace import Trace
 COPY_OPS = frozenset(
     {"aten::to", "aten::_to_copy", "aten::copy_", "aten::pin_memory", "aten::_pin_memory"}
 )
+#: Step bookkeeping that may come before the forward pass without touching the batch.
+_NOT_FORWARD = ("Optimizer.zero_grad#",)
 _BACKWARD = re.compile(r"(^autograd::engine::evaluate_function: )|(Backward\d*$)|AccumulateGrad$")
 _NONE = np.iinfo(np.int64).max
 
@@ -95,7 +98,7 @@ def _fp_auto(trace: Trace, steps: Steps) -> np.ndarray:
     top = np.flatnonzero(host & (parent >= 0) & step_ranges[np.clip(parent, 0, None)])
     step = _step_of(steps, ev["start_ns"][top], ev["end_ns"][top])
     loader = trace.names_matching(is_dataloader_name)[top]
-    copy = trace.names_matching(lambda s: s in COPY_OPS)[top]
+    copy = trace.names_matching(lambda s: s in COPY_OPS or s.startswith(_NOT_FORWARD))[top]
     last_load = np.full(len(steps), np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(last_load, step[(step >= 0) & loader], ev["start_ns"][top][(step >= 0) & loader])
     after = ev["start_ns"][top] > last_load[np.clip(step, 0, None)]

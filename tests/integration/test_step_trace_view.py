@@ -200,3 +200,23 @@ def test_mindspore_point_names() -> None:
 def test_no_steps_gives_none(tmp_path: Path) -> None:
     path = write_trace(tmp_path / "t.json", [op("aten::add", 0, 10), op("aten::mul", 20, 5)])
     assert step_trace_section(read_trace(path)) is None
+
+
+def test_nccl_trace_collectives(monkeypatch: pytest.MonkeyPatch) -> None:
+    # HTA's NCCL sample: zero_grad runs before "## forward ##" and is not the forward start;
+    # the NCCL all-reduce kernels of each step are listed inside that step's window.
+    monkeypatch.delenv("FP_POINT", raising=False)
+    monkeypatch.delenv("BP_POINT", raising=False)
+    section = step_trace_section(_trace("hta/nccl_parser_config/nccl_data.json.gz"))
+    assert section is not None
+    assert section["fp_point"]["name"] == "## forward ##"
+    _assert_stages_sum(section)
+    for row in section["steps"]:
+        assert row["collectives"], row["step"]
+        for c in row["collectives"]:
+            assert c["name"].startswith("nccl")
+            assert row["start_us"] <= c["start_us"] <= c["end_us"] <= row["end_us"]
+            assert c["duration_us"] == pytest.approx(c["end_us"] - c["start_us"])
+    assert {c["name"] for c in section["average"]["collectives"]} == {
+        c["name"] for row in section["steps"][1:] for c in row["collectives"]
+    }
