@@ -1,0 +1,176 @@
+"""MindData (mindspore.dataset) queue and pipeline verdicts, decided as MindInsight does.
+
+MindSpore users compare our advice with MindInsight's, so its rules are kept as they are
+(`MinddataAnalyser.analyse_queue_summary`, `MinddataPipelineAnalyser._filter_outside_threshold`
+and the pipeline proposer, mindinsight @ e233ee19):
+- Host queue (`device_queue_profiling`, else `dataset_iterator_profiling`): a step is empty
+  when its size is 0 and full when size == capacity. Chip queue (GetNext): empty when 0.
+  More than 30 % empty host steps -> data processing is the bottleneck; otherwise any empty
+  chip step -> data transmission; otherwise nothing on the data side.
+- Pipeline ops: usage = average output-queue size / capacity (missing = 0). A non-root op is
+  slow when one of its children's usage exceeds its own by more than 0.1 (they fill faster
+  than it drains); a source (leaf) op is slow when its usage is under 0.6. When every
+  non-root op is at 0.8 or more, the pipeline keeps up and the consumer (the network) is the
+  bottleneck: only the root is reported, with no per-op advice.
+One deviation: a pipeline with no non-root op is not reported as consumer-bound (MindInsight
+would, vacuously).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.model.trace import Trace
+
+EMPTY_STEP_THRESHOLD = 0.3
+CHILD_USAGE_MARGIN = 0.1
+SOURCE_USAGE_LOW = 0.6
+ALL_USAGE_HIGH = 0.8
+_ADVICE = {
+    "source": "increase num_parallel_workers of the dataset (reading is slow)",
+    "Generator": "increase num_parallel_workers, or convert the data to a MindRecord dataset",
+    "Map": "increase num_parallel_workers, or optimise the Python operations of the map",
+    "Batch": "increase prefetch_size (mindspore.dataset.config.set_prefetch_size)",
+}
+
+
+def queue_stats(size: np.ndarray, capacity: np.ndarray | None, name: str) -> dict[str, Any]:
+    """Samples, empty and full counts and rates of one queue (full needs the capacity)."""
+    n = len(size)
+    empty = int(np.count_nonzero(size == 0))
+    full = None if capacity is None else int(np.count_nonzero(size == capacity))
+    cap = None if capacity is None or len(capacity) == 0 else int(capacity.max())
+    return {
+        "name": name,
+        "capacity": cap,
+        "samples": n,
+        "empty": empty,
+        "full": full,
+        "empty_rate": empty / n if n else None,
+        "full_rate": None if full is None or not n else full / n,
+        "average_size": float(size.mean()) if n else None,
+    }
+
+
+def minddata_queues(trace: Trace) -> list[dict[str, Any]]:
+    """Host queue (device_queue file preferred, as MindInsight) and chip (GetNext) queue."""
+    out = []
+    table = trace.tables.get("data_queue_size")
+    if table is not None and len(table["step"]):
+        sources = trace.strings.lookup(table["source"])
+        src = np.array(sources, dtype=str)
+        pick = src == "device_queue" if (src == "device_queue").any() else src == src[0]
+        out.append(queue_stats(table["size"][pick], table["capacity"][pick], "host_queue"))
+    getnext = trace.tables.get("getnext")
+    if getnext is not None and len(getnext["queue_size"]):
+        out.append(queue_stats(getnext["queue_size"], None, "chip_queue"))
+    return out
+
+
+def queue_verdict(queues: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The 30 % rule over the host queue, then the chip queue (see module doc)."""
+    by = {q["name"]: q for q in queues}
+    host, chip = by.get("host_queue"), by.get("chip_queue")
+    if host is None:
+        return None  # MindInsight draws no conclusion from the chip queue alone
+    if host["empty"] > host["samples"] * EMPTY_STEP_THRESHOLD:
+        return {"bottleneck": "data_processing", "rule": "host queue empty in > 30 % of steps"}
+    if chip is not None and chip["empty"] > 0:
+        return {"bottleneck": "data_transmission", "rule": "chip queue empty in some steps"}
+    return {"bottleneck": "none", "rule": "queues not starved"}
+
+
+def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Average output-queue size / capacity per op; NaN where unknown."""
+    samples = trace.tables.get("minddata_queue_samples")
+    total = np.zeros(len(op_id))
+    count = np.zeros(len(op_id))
+    if samples is not None and len(samples["op_id"]):
+        order = np.argsort(op_id)
+        pos = order[np.clip(np.searchsorted(op_id[order], samples["op_id"]), 0, len(op_id) - 1)]
+        ok = op_id[pos] == samples["op_id"]
+        np.add.at(total, pos[ok], samples["size"][ok])
+        np.add.at(count, pos[ok], 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        usage = np.where((count > 0) & (capacity > 0), total / count / capacity, np.nan)
+    return usage
+
+
+def pipeline_ops(trace: Trace) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """Every pipeline op with its queue usage and flag, and the pipeline's verdict."""
+    t = trace.tables.get("minddata_ops")
+    if t is None or len(t["op_id"]) == 0:
+        return None
+    op_id, parent = t["op_id"], t["parent_id"]
+    usage = _usage(trace, op_id, t["queue_capacity"])
+    cur = np.nan_to_num(usage, nan=0.0)
+    root = parent < 0
+    leaf = ~np.isin(op_id, parent)
+    # Largest child usage per op: children point at their parent's position.
+    pos_of = {int(o): i for i, o in enumerate(op_id.tolist())}
+    child_max = np.full(len(op_id), -np.inf)
+    kids = np.flatnonzero(~root & np.isin(parent, op_id))
+    parent_pos = np.array([pos_of[int(p)] for p in parent[kids]], dtype=np.int64)
+    np.maximum.at(child_max, parent_pos, cur[kids])
+    slow_inner = ~root & ~leaf & (child_max - cur > CHILD_USAGE_MARGIN)
+    slow_source = ~root & leaf & (cur < SOURCE_USAGE_LOW)
+    consumer = bool((~root).any() and (cur[~root] >= ALL_USAGE_HIGH).all())
+    reason = np.where(slow_inner, "children_fill_faster", np.where(slow_source, "source_slow", ""))
+    if consumer:
+        reason = np.where(root, "consumer_bound", "")
+    types = trace.strings.lookup(t["op_type"])
+    ops = []
+    for i in range(len(op_id)):
+        ops.append(
+            {
+                "op_id": int(op_id[i]),
+                "op_type": types[i],
+                "num_workers": int(t["num_workers"][i]),
+                "parent_id": None if root[i] else int(parent[i]),
+                "queue_capacity": int(t["queue_capacity"][i])
+                if t["queue_capacity"][i] > 0
+                else None,
+                "queue_usage": None if np.isnan(usage[i]) else float(usage[i]),
+                "flagged": bool(reason[i]),
+                "reason": str(reason[i]) or None,
+            }
+        )
+    flagged = [o for o in ops if o["flagged"]]
+    verdict = {
+        "bottleneck": "consumer" if consumer else ("ops" if flagged else "none"),
+        "ops": [o["op_id"] for o in flagged],
+        "suggestions": []
+        if consumer
+        else [_advice(o, leaf[i]) for i, o in enumerate(ops) if o["flagged"]],
+    }
+    return ops, verdict
+
+
+def _advice(op: dict[str, Any], is_leaf: bool) -> str:
+    """The proposer's advice for one flagged op, by its type."""
+    kind = "source" if is_leaf else op["op_type"].removesuffix("Op")
+    text = _ADVICE.get(kind, "check this op's parallelism")
+    return f"{op['op_type']}_{op['op_id']}: {text}"
+
+
+def cpu_use(trace: Trace) -> dict[str, Any] | None:
+    """Mean user+sys CPU % of the machine, the process and each op (MindData sampling)."""
+    t = trace.tables.get("minddata_cpu")
+    if t is None or len(t["series"]) == 0:
+        return None
+    codes, inv = np.unique(t["series"], return_inverse=True)
+    mean = np.bincount(inv, weights=t["value"]) / np.bincount(inv)
+    by = dict(zip(trace.strings.lookup(codes), mean.tolist(), strict=True))
+
+    def pct(prefix: str) -> float | None:
+        parts = [by.get(f"{prefix}.{k}") for k in ("user_utilization", "sys_utilization")]
+        return None if parts[0] is None else float(sum(p for p in parts if p is not None))
+
+    ops = sorted({k.split(".")[0] for k in by if k.startswith("op")})
+    return {
+        "device_pct": pct("device"),
+        "process_pct": pct("process"),
+        "per_op_pct": {o.removeprefix("op"): pct(o) for o in ops},
+    }
