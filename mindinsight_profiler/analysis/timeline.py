@@ -178,22 +178,25 @@ def _track_info(trace: Trace, index: TimelineIndex, tracks: np.ndarray) -> list[
     return out
 
 
-def _event_columns(trace: Trace, events: np.ndarray, depth: np.ndarray, origin: int,
+def _event_columns(trace: Trace, events: np.ndarray, depth: np.ndarray | None, origin: int,
                    names: dict[int, int]) -> dict[str, list[Any]]:  # fmt: skip
+    """Columns of drawn events; `name` indexes the response's own short `names` list."""
     ev = trace.events
     codes = ev["name"][events].astype(np.int64)
     uniq, inverse = np.unique(codes, return_inverse=True)
     local = np.array([names.setdefault(c, len(names)) for c in uniq.tolist()], dtype=np.int64)
     start = ev["start_ns"][events].astype(np.int64)
-    return {
+    out = {
         "index": events.tolist(),
         "track": ev["track"][events].tolist(),
-        "depth": depth.tolist(),
         "start_ns": (start - origin).tolist(),
         "dur_ns": (ev["end_ns"][events] - start).tolist(),
         "name": local[inverse].tolist() if len(events) else [],
         "kind": ev["kind"][events].tolist(),
     }
+    if depth is not None:
+        out["depth"] = depth.tolist()
+    return out
 
 
 def timeline_window(
@@ -262,3 +265,26 @@ def timeline_window(
     }
     result["names"] = trace.strings.lookup(np.array(list(names), dtype=np.int64))
     return result
+
+
+def search_events(trace: Trace, text: str, limit: int = 100) -> dict[str, Any]:
+    """The first `limit` events (by start) whose name contains `text`, case-insensitively.
+
+    Matching runs once over the string table (thousands of names), then one `isin` over the
+    name codes of all events, so a million-event trace is searched in milliseconds.
+    """
+    table = np.array(trace.strings.to_list(), dtype=np.dtypes.StringDType())
+    codes = np.flatnonzero(np.strings.find(np.strings.lower(table), text.lower()) >= 0)
+    start = trace.events["start_ns"]
+    hits = np.flatnonzero(np.isin(trace.events["name"], codes)) if len(codes) else _EMPTY
+    first = hits[np.argsort(start[hits], kind="stable")[: max(limit, 0)]]
+    origin = int(start.min()) if len(start) else 0
+    names: dict[int, int] = {}
+    events = _event_columns(trace, first.astype(np.int64), None, origin, names)
+    return {
+        "version": RESPONSE_VERSION,
+        "origin_ns": origin,
+        "total": len(hits),
+        "events": events,
+        "names": trace.strings.lookup(np.array(list(names), dtype=np.int64)),
+    }
