@@ -82,13 +82,11 @@ def _args(cols: dict[str, np.ndarray], texts: dict[bool, np.ndarray]) -> np.ndar
     out: np.ndarray = np.full(len(cols["start_ns"]), "", dtype=_S)
     for key, col, how in _ARGS:
         v = cols[col]
-        if how == "float":
-            has = ~np.isnan(v)
-            text = np.where(has, v, 0).astype(_S)
-        else:
-            has = v >= 0
-            text = texts[True][np.where(has, v, 0)] if how == "raw" else v.astype(_S)
-        out = np.where(has, out + f'"{key}":' + text + ",", out)
+        rows = np.flatnonzero(~np.isnan(v) if how == "float" else v >= 0)
+        if len(rows) == 0:
+            continue
+        text = texts[True][v[rows]] if how == "raw" else v[rows].astype(_S)
+        out[rows] = out[rows] + f'"{key}":' + text + ","
     return np.strings.rstrip(out, ",")
 
 
@@ -117,6 +115,13 @@ def _flow_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
     return ('{"ph":"' + phase + '","id":' + fl["flow_id"].astype(_S) + ',"pid":' + pid[track]
             + ',"tid":' + tid[track] + ',"ts":' + _us(fl["ts_ns"]) + ',"cat":' + cat
             + ',"name":' + cat + bind + "}")  # fmt: skip
+
+
+def _open_text(path: Path, gz: bool) -> IO[str]:
+    """Text output, gzip level 6 when asked (level 9 triples the time for 2 % less size)."""
+    if gz:
+        return gzip.open(path, "wt", encoding="utf-8", compresslevel=6)
+    return open(path, "w", encoding="utf-8")
 
 
 def _write_chunks(out: IO[str], lines_of: object, rows: np.ndarray, first: bool) -> bool:
@@ -156,9 +161,8 @@ def export_chrome_trace(
         if value
     ]  # fmt: skip
     tmp = path.with_name(f".{path.name}.tmp")
-    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(tmp, "wt", encoding="utf-8") as out:
+        with _open_text(tmp, gz=path.suffix == ".gz") as out:
             head = {"schemaVersion": 1, "exportVersion": EXPORT_VERSION, "exporter": _EXPORTER}
             out.write(json.dumps(head)[:-1])
             out.write(',"traceEvents":[\n')
