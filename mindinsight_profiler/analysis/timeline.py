@@ -97,7 +97,8 @@ def _small_cells(
                  summary["busy_ns"][pos], summary["first"][pos])  # fmt: skip
         return _reduce_cells(*cells) if shift else cells
     # Finer than the finest level: the window holds few events; aggregate them directly.
-    pos = _by_class(index, tracks, range(0, k), origin + (b_lo << k), t1, lookback=False)
+    edges = (origin + (b_lo << k), origin + ((b_hi + 1) << k))  # whole buckets, as above
+    pos = _by_class(index, tracks, range(0, k), *edges, lookback=False)
     event = index["timeline_events"]["event"][pos]
     start = index["timeline_events"]["start_ns"][pos]
     depth = index["timeline_events"]["depth"][pos].astype(np.int64)
