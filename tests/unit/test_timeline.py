@@ -66,16 +66,16 @@ def dense_trace(seed: int = 0, n: int = 4000) -> Trace:
     return make_trace(rows)
 
 
-def check_window(trace: Trace, r: dict[str, Any], t0: int, t1: int) -> None:
+def check_window(trace: Trace, r: dict[str, Any], t0: int, t1: int, base: int = T0) -> None:
     """Items account exactly for the events the window covers, none narrower than a pixel.
 
     Covered: events at least a bucket long overlapping [t0, t1), shorter ones starting in a
     bucket that intersects it (buckets are aligned on the origin, so the first and last may
     reach a little outside the window).
     """
-    ev, bl, q = r["events"], r["blocks"], r["bucket_ns"]
-    origin = r["origin_ns"] - T0
-    start = trace.events["start_ns"] - T0
+    ev, bl, q = r["events"], r["blocks"], r["bucket_ns"]  # times below are relative to base
+    origin = r["origin_ns"] - base
+    start = trace.events["start_ns"] - base
     dur = trace.events["end_ns"] - trace.events["start_ns"]
     lo = origin + (t0 - origin) // q * q
     hi = origin + -(-(t1 - origin) // q) * q
@@ -86,9 +86,11 @@ def check_window(trace: Trace, r: dict[str, Any], t0: int, t1: int) -> None:
     pixel = (t1 - t0) / r["width_px"]
     assert q >= pixel
     assert all(d >= pixel for d in bl["dur_ns"])
+    track = trace.events["track"]
+    depth = nesting_depth(track, trace.events["start_ns"], trace.events["end_ns"])
     for i, d in enumerate(ev["dur_ns"]):  # narrower than a pixel: alone in its bucket and row
         if d < pixel:
-            row = (trace.events["track"] == ev["track"][i]) & small
+            row = (track == ev["track"][i]) & (depth == ev["depth"][i]) & small
             assert int((row & ((start - origin) // q == ev["start_ns"][i] // q)).sum()) == 1
 
 
