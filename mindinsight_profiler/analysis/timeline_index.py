@@ -134,7 +134,7 @@ def build_timeline_index(trace: Trace) -> TimelineIndex:
     events = {
         "event": by_class.astype(np.int32),
         "start_ns": start[by_class],
-        "group": (track[by_class] * CLASSES + cls[by_class]).astype(np.int64),
+        "group": (track[by_class] * CLASSES + cls[by_class]).astype(np.int32),
         "depth": depth[by_class].astype(np.int16),
     }
     by_row = np.lexsort((start, depth, track))
