@@ -89,8 +89,10 @@ def _small_cells(
         shift = k - level
         row_ids = np.flatnonzero(np.isin(rows["track"], tracks)).astype(np.int64)
         bits = bucket_bits(span, level)
-        lo = np.searchsorted(keys, (row_ids << bits) | (b_lo << shift), side="left")
-        hi = np.searchsorted(keys, (row_ids << bits) | (((b_hi + 1) << shift) - 1), side="right")
+        top = (1 << bits) - 1  # clamp, or a range would run into the next row's keys
+        lo_b, hi_b = min(b_lo << shift, top), min(((b_hi + 1) << shift) - 1, top)
+        lo = np.searchsorted(keys, (row_ids << bits) | lo_b, side="left")
+        hi = np.searchsorted(keys, (row_ids << bits) | hi_b, side="right")
         pos = ls + _spans(lo, hi)
         key = summary["key"][pos]
         cells = (key >> bits, (key & ((1 << bits) - 1)) >> shift, summary["count"][pos],
@@ -216,7 +218,7 @@ def timeline_window(
     sel = sel[(sel >= 0) & (sel < len(trace.tracks))].astype(np.int64)
     origin = int(index["timeline_meta"]["origin_ns"][0])
     k_max = int(index["timeline_meta"]["k_max"][0])
-    k = max(0, int(-(-(t1_ns - t0_ns) // width_px) - 1).bit_length())  # 2**k >= one pixel
+    k = min(max(0, int(-(-(t1_ns - t0_ns) // width_px) - 1).bit_length()), 62)  # 2**k >= 1 px
     rows = index["timeline_rows"]
     while True:
         long_ev, long_depth = _long_events(trace, index, sel, k, t0_ns, t1_ns)

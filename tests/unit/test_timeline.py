@@ -120,6 +120,14 @@ def test_summary_and_direct_aggregation_agree(t0: int, t1: int) -> None:
     assert (finest <= with_summary["bucket_ns"].bit_length() - 1) == (t1 - t0 > 100_000)
 
 
+def test_window_far_wider_than_the_trace() -> None:
+    trace = dense_trace()
+    r = timeline_window(trace, build_timeline_index(trace), None, T0 - 10**15, T0 + 10**15, 1920)
+    assert sum(r["blocks"]["count"]) + len(r["events"]["index"]) == len(trace)
+    after = timeline_window(trace, build_timeline_index(trace), None, T0 + 10**9, T0 + 10**10, 50)
+    assert after["events"]["index"] == [] and after["blocks"]["count"] == []
+
+
 def test_max_items_is_respected_by_coarser_buckets() -> None:
     trace = dense_trace(2, n=8000)
     index = build_timeline_index(trace)
