@@ -164,10 +164,15 @@ def build_timeline_index(trace: Trace) -> TimelineIndex:
     }
 
 
+def has_timeline_index(trace: Trace) -> bool:
+    """Whether `trace` carries an index of the current version (e.g. reopened from the cache)."""
+    meta = trace.tables.get("timeline_meta")
+    return meta is not None and int(meta["version"][0]) == INDEX_VERSION
+
+
 def timeline_index(trace: Trace) -> TimelineIndex:
     """The trace's stored index when current, else a new one attached to `trace.tables`."""
-    meta = trace.tables.get("timeline_meta")
-    if meta is not None and int(meta["version"][0]) == INDEX_VERSION:
+    if has_timeline_index(trace):
         return {name: trace.tables[name] for name in INDEX_TABLES}
     index = build_timeline_index(trace)
     trace.tables.update(index)

@@ -14,6 +14,8 @@ from mindinsight_profiler.analysis.timeline_index import TimelineIndex, build_ti
 from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.pipeline import analyse_file, load_timeline
+from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 from tests.unit.test_timeline import check_window
 
@@ -115,3 +117,17 @@ def test_export_of_a_window_keeps_whole_overlapping_events(
 def test_export_categories_map_back_to_their_kinds() -> None:
     for kind, category in _KIND_CATEGORY.items():
         assert kind_of_category(category) == Kind(kind)
+
+
+def test_load_timeline_stores_the_index_in_the_cache_once(tmp_path: Path) -> None:
+    src = shared(RESNET)
+    ws = Workspace(tmp_path / "ws")
+    trace, index = load_timeline(src, ws)
+    again, cached = load_timeline(src, ws)
+    assert isinstance(cached["timeline_events"]["event"], np.memmap)
+    for name, table in index.items():
+        for col, values in table.items():
+            assert np.array_equal(cached[name][col], values), (name, col)
+    assert analyse_file(src, ws)[1]  # the report stayed in the entry
+    window = (None, int(index["timeline_meta"]["origin_ns"][0]), int(trace.end_ns.max()), 800)
+    assert timeline_window(again, cached, *window) == timeline_window(trace, index, *window)
