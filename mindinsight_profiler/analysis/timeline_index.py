@@ -31,6 +31,15 @@ LAUNCH_FLOW_CATS = ("ac2g", "async")
 #: Stop adding finer levels once one holds more rows than this fraction of the events.
 LEVEL_BUDGET = 0.25
 
+#: The side tables of the index, by name (see the module docstring).
+INDEX_TABLES = (
+    "timeline_events",
+    "timeline_summary",
+    "timeline_rows",
+    "timeline_flows",
+    "timeline_meta",
+)
+
 TimelineIndex = dict[str, dict[str, np.ndarray]]
 
 
@@ -95,19 +104,27 @@ def _levels(
 
 
 def _flow_pairs(trace: Trace) -> dict[str, np.ndarray]:
-    """Start -> finish pairs of the flow table (forward -> backward and the like)."""
+    """Start -> finish pairs of the flow table (forward -> backward and the like).
+
+    A start pairs with the first finish of its id in its category; launch categories are
+    left out because `caller` already links every launch to its device work.
+    """
     fl = trace.flows
     launch = trace.strings.codes_where(lambda c: c in LAUNCH_FLOW_CATS)
     keep = ~np.isin(fl["cat"], launch)
-    starts = np.flatnonzero(keep & (fl["phase"] == ord("s")))
-    ends = np.flatnonzero(keep & (fl["phase"] == ord("f")))
-    key_s = fl["flow_id"][starts] * 4096 + fl["cat"][starts]
-    key_e = fl["flow_id"][ends] * 4096 + fl["cat"][ends]
-    order = np.argsort(key_e, kind="stable")
-    pos = np.searchsorted(key_e[order], key_s)
-    pos_c = np.clip(pos, 0, max(len(order) - 1, 0))
-    hit = (pos < len(order)) & (key_e[order][pos_c] == key_s) if len(order) else pos < 0
-    s, e = starts[hit], ends[order[pos_c[hit]]]
+    pairs = []
+    for cat in np.unique(fl["cat"][keep]).tolist():  # a handful of categories
+        mine = keep & (fl["cat"] == cat)
+        starts = np.flatnonzero(mine & (fl["phase"] == ord("s")))
+        ends = np.flatnonzero(mine & (fl["phase"] == ord("f")))
+        if len(starts) and len(ends):
+            order = ends[np.argsort(fl["flow_id"][ends], kind="stable")]
+            ids = fl["flow_id"][order]
+            pos = np.minimum(np.searchsorted(ids, fl["flow_id"][starts]), len(ids) - 1)
+            hit = ids[pos] == fl["flow_id"][starts]
+            pairs.append((starts[hit], order[pos[hit]]))
+    s = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
+    e = np.concatenate([p[1] for p in pairs]) if pairs else np.zeros(0, np.int64)
     return {
         "src_ns": fl["ts_ns"][s].astype(np.int64),
         "src_track": fl["track"][s].astype(np.int32),
@@ -177,12 +194,3 @@ def timeline_index(trace: Trace) -> TimelineIndex:
     index = build_timeline_index(trace)
     trace.tables.update(index)
     return index
-
-
-INDEX_TABLES = (
-    "timeline_events",
-    "timeline_summary",
-    "timeline_rows",
-    "timeline_flows",
-    "timeline_meta",
-)

@@ -165,8 +165,9 @@ def test_nesting_depth_counts_enclosing_ranges_per_track() -> None:
 
 def test_flows_from_the_flow_table_skip_launch_duplicates() -> None:
     rows = [(0, 0, 100, "fwd"), (1, 500, 600, "bwd")]
-    flows = [(0, 0, 7, "s", "fwdbwd"), (500, 1, 7, "f", "fwdbwd"),
-             (0, 0, 8, "s", "ac2g"), (500, 1, 8, "f", "ac2g")]  # fmt: skip
+    big = 2**62 + 7  # hashed string ids are this large
+    flows = ((0, 0, big, "s", "fwdbwd"), (500, 1, big, "f", "fwdbwd"), (9, 0, big, "s", "other"),
+             (0, 0, 8, "s", "ac2g"), (500, 1, 8, "f", "ac2g"))  # fmt: skip
     trace = make_trace(rows, flows)
     r = timeline_window(trace, build_timeline_index(trace), None, T0, T0 + 1000, 100)
     f = r["flows"]
