@@ -12,6 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
+from mindinsight_profiler.analysis.timeline_index import (
+    TimelineIndex,
+    has_timeline_index,
+    timeline_index,
+)
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.jsonstream import ProgressFn
@@ -92,6 +97,35 @@ def load_trace(
     if workspace is not None:
         _save(workspace.entry(path, _variant(fmt, worker)), trace, build_report(trace))
     return trace
+
+
+def load_timeline(
+    path: Path,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
+) -> tuple[Trace, TimelineIndex]:
+    """The trace and its timeline index; a cached trace gains the index in its entry once.
+
+    Building the index costs about a second per million events; writing it into the cache
+    entry means every later process (any server worker) reopens it memory-mapped instead.
+    """
+    trace = load_trace(path, workspace, progress, fmt, worker)
+    if has_timeline_index(trace):
+        return trace, timeline_index(trace)
+    index = timeline_index(trace)
+    if workspace is not None:
+        entry = workspace.entry(path, _variant(fmt, worker))
+        try:
+            with workspace.lock(entry):
+                report = _cached_report(entry) or build_report(trace)
+                _save(entry, trace, report)
+        except OSError as exc:
+            log.warning(
+                "workspace %s not usable (%s); timeline index not cached", workspace.root, exc
+            )
+    return trace, index
 
 
 def _save(entry: CacheEntry, trace: Trace, report: dict[str, Any]) -> None:

@@ -83,6 +83,19 @@ class _Containers:
         return np.where(j >= 0, self.idx[np.clip(j, 0, None)], -1)
 
 
+def nesting_parents(track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Innermost range on the same track containing each range (position in the input, or -1).
+
+    The same rule as `parent`, but over any set of ranges (the timeline nests every kind).
+    """
+    idx = np.arange(len(start), dtype=np.int64)
+    out = np.full(len(start), -1, dtype=np.int64)
+    if len(idx):
+        c = _Containers(idx, track, start, end)
+        out[c.idx] = c.parents_of_self()
+    return out
+
+
 def _nest(trace: Trace, mask: np.ndarray) -> _Containers:
     ev = trace.events
     idx = np.flatnonzero(mask)
