@@ -13,6 +13,7 @@ itself is computed on every sample. Times are int nanoseconds (exact), sizes int
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -118,7 +119,11 @@ def _from_records(trace: Trace, max_points: int) -> list[dict[str, Any]]:
 
 
 def _pairs(
-    addr: np.ndarray, nbytes: np.ndarray, alloc_ns: np.ndarray, free_ns: np.ndarray, ops: list
+    addr: np.ndarray,
+    nbytes: np.ndarray,
+    alloc_ns: np.ndarray,
+    free_ns: np.ndarray,
+    ops: Sequence[str | None],
 ) -> dict[str, Any]:
     """Columnar alloc/free pairs; `free_ns` None = still live at the end of profiling."""
     return {

@@ -7,6 +7,7 @@ import pytest
 
 from mindinsight_profiler.analysis.memory import keep_extremes, memory_section
 from mindinsight_profiler.formats.ascend_pt import read_ascend_pt
+from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared
@@ -99,3 +100,16 @@ def test_downsampling_keeps_every_bucket_extreme() -> None:
     idx = keep_extremes(values, reserved, 300)
     assert len(idx) <= 300 and np.all(np.diff(idx) > 0)
     assert values[idx].max() == values.max() and values[idx].min() == values.min()
+
+
+def test_mindspore_memory_record_peak() -> None:
+    run = next(shared("mindspore_cpu/new_api_pynative").glob("*_ascend_ms"))
+    trace = read_trace(run)
+    section = memory_section(trace, max_points=60)
+    assert section is not None
+    (device,) = section["devices"]
+    rec = trace.tables["memory_record"]
+    assert device["samples"] == len(rec["ts_ns"]) == 540
+    assert device["peak_allocated"]["bytes"] == int(rec["total_allocated"].max()) == 2_378_752
+    assert max(device["curve"]["allocated_bytes"]) == device["peak_allocated"]["bytes"]
+    assert device["pairs"]["count"] == 0  # MindSpore records carry totals, not addresses
