@@ -8,7 +8,7 @@ Written the same way by legacy profilers and by MindSpore 2.x (`minddata_profili
 - `minddata_aicpu_{r}.txt`: the device's GetNext waits and chip-queue sizes -> `getnext`;
 - `minddata_cpu_utilization_{r}.json`: sampled CPU use -> `minddata_cpu` (long form, since
   its series have different lengths in real files);
-- `hccl_raw_{r}.csv`: per-step communication and wait cost and per-link figures.
+- `hccl_raw_{r}.csv`: communication costs, read by `ms_hccl`.
 Sample lists are stored long (one row per sample) so every table has equal-length columns.
 """
 
@@ -29,6 +29,7 @@ from mindinsight_profiler.formats.ms_files import (
     read_json,
     read_number_lines,
 )
+from mindinsight_profiler.formats.ms_hccl import add_hccl, read_hccl
 
 #: File name patterns of one rank's MindData and HCCL files; `{r}` is the rank.
 MINDDATA_FILES = {
@@ -249,52 +250,6 @@ def add_cpu_utilization(b: TraceBuilder, parsed: dict[str, Any]) -> None:
     )
     b.meta["minddata_cpu_sampling_interval_ms"] = parsed["sampling_interval_ms"]
     b.meta["cpu_count"] = parsed["cpu_count"]
-
-
-def read_hccl(path: Path) -> dict[str, Any]:
-    """Per-step communication/wait cost (ms) and per-link time (ms), size and bandwidth."""
-    t = read_csv(path, ["step_num", "communication_cost", "wait_cost", "link_info"])
-    is_step = np.array([s.isdigit() for s in t.text("step_num")], dtype=bool)
-    if not is_step.any():
-        raise InputError(path, "no step rows")
-    t = t.select(is_step)
-    links: list[tuple[int, str, str, float, float, float]] = []
-    for row, (step, cell) in enumerate(zip(t.text("step_num"), t.text("link_info"), strict=True)):
-        try:
-            info = msgspec.json.decode(cell, type=dict[str, dict[str, list[float]]])
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            raise InputError(path, f"row {row + 2}: link_info is not link JSON") from None
-        for link, by_type in info.items():
-            for kind, v in by_type.items():
-                if len(v) < 3:
-                    raise InputError(path, f"row {row + 2}: link {link} needs 3 values")
-                links.append((int(step), link, kind, v[0], v[1], v[2]))
-    return {
-        "step": t.numbers("step_num", "int64"),
-        "comm_ns": np.rint(t.numbers("communication_cost") * 1e6).astype(np.int64),
-        "wait_ns": np.rint(t.numbers("wait_cost") * 1e6).astype(np.int64),
-        "links": links,
-    }
-
-
-def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
-    b.add_table(
-        "hccl", {"step": parsed["step"], "comm_ns": parsed["comm_ns"], "wait_ns": parsed["wait_ns"]}
-    )
-    links = parsed["links"]
-    b.add_table(
-        "hccl_links",
-        {
-            "step": np.array([r[0] for r in links], dtype=np.int64),
-            "link": b.codes([r[1] for r in links]),
-            "transport": b.codes([r[2] for r in links]),
-            "time_ns": np.rint(np.array([r[3] for r in links], dtype=np.float64) * 1e6).astype(
-                np.int64
-            ),
-            "size": np.array([r[4] for r in links], dtype=np.float64),
-            "bandwidth": np.array([r[5] for r in links], dtype=np.float64),
-        },
-    )
 
 
 def add_minddata_files(b: TraceBuilder, files: dict[str, Path]) -> None:
