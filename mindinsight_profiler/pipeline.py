@@ -7,7 +7,9 @@ workspace only costs the speed-up.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +29,23 @@ log = logging.getLogger(__name__)
 
 
 def _variant(fmt: str, worker: str) -> str:
-    """Cache-key variant: only folders holding several workers (legacy ranks) need one."""
-    return worker if fmt == "mindspore_legacy" else ""
+    """Cache-key variant: the worker where one folder holds several (legacy ranks), and the
+    FP_POINT/BP_POINT overrides, which change the step trace of the cached report."""
+    base = worker if fmt == "mindspore_legacy" else ""
+    points = os.environ.get("FP_POINT", ""), os.environ.get("BP_POINT", "")
+    return f"{base}|fp={points[0]}|bp={points[1]}" if any(points) else base
+
+
+def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
+    """The report, with the Profiler's DataLoader probe file of this worker when present."""
+    probe_file = path.parent / f"{worker}.dataloader_probe.json"
+    probe = None
+    if path.is_file() and probe_file.is_file():
+        try:
+            probe = json.loads(probe_file.read_text())
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable probe file %s: %s", probe_file, exc)
+    return build_report(trace, probe=probe)
 
 
 def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
@@ -57,7 +74,7 @@ def analyse_file(
         return read_trace(path, fmt, worker, progress)
 
     if workspace is None:
-        return build_report(read()), False
+        return _report(read(), path, worker), False
     entry = workspace.entry(path, _variant(fmt, worker))
     report = _cached_report(entry)
     if report is not None:
@@ -68,11 +85,11 @@ def analyse_file(
             if report is not None:
                 return report, True
             trace = read()
-            report = build_report(trace)
+            report = _report(trace, path, worker)
             _save(entry, trace, report)
     except OSError as exc:  # unwritable workspace: analyse without caching
         log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
-        report = build_report(read())
+        report = _report(read(), path, worker)
     return report, False
 
 
@@ -95,7 +112,7 @@ def load_trace(
             entry.discard()
     trace = read_trace(path, fmt, worker, progress)
     if workspace is not None:
-        _save(workspace.entry(path, _variant(fmt, worker)), trace, build_report(trace))
+        _save(workspace.entry(path, _variant(fmt, worker)), trace, _report(trace, path, worker))
     return trace
 
 
@@ -119,7 +136,7 @@ def load_timeline(
         entry = workspace.entry(path, _variant(fmt, worker))
         try:
             with workspace.lock(entry):
-                report = _cached_report(entry) or build_report(trace)
+                report = _cached_report(entry) or _report(trace, path, worker)
                 _save(entry, trace, report)
         except OSError as exc:
             log.warning(

@@ -11,15 +11,19 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.analysis.breakdown import CATEGORIES, step_breakdown
+from mindinsight_profiler.analysis.communication import communication_section
+from mindinsight_profiler.analysis.data_pipeline import data_pipeline_section
 from mindinsight_profiler.analysis.gpu import device_metrics
+from mindinsight_profiler.analysis.memory import memory_section
 from mindinsight_profiler.analysis.op_query import op_types_section
 from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 
 
 def rows(table: Table) -> list[dict[str, Any]]:
@@ -84,8 +88,29 @@ def grouped_tables(
     )
 
 
-def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
-    """Analyse a trace into the overview report (tables cut to `top` rows when given)."""
+def _memory_summary(trace: Trace) -> dict[str, Any] | None:
+    """The memory section without the per-allocation columns (large; served on request)."""
+    section = memory_section(trace)
+    if section is not None:
+        for device in section["devices"]:
+            pairs = device.get("pairs")
+            if isinstance(pairs, dict):
+                device["pairs"] = {"count": pairs.get("count"), "live": pairs.get("live")}
+    return section
+
+
+def build_report(
+    trace: Trace,
+    top: int | None = None,
+    probe: dict[str, Any] | None = None,
+    fp_point: str | None = None,
+    bp_point: str | None = None,
+) -> dict[str, Any]:
+    """Analyse a trace into the overview report (tables cut to `top` rows when given).
+
+    `probe` is the Profiler's DataLoader probe file of this worker, when there is one;
+    `fp_point`/`bp_point` override the step trace's points (else FP_POINT/BP_POINT, else auto).
+    """
     steps = find_steps(trace)
     breakdown = step_breakdown(trace, steps)
     tree = op_tree(trace)
@@ -112,6 +137,10 @@ def build_report(trace: Trace, top: int | None = None) -> dict[str, Any]:
         ],
         "gpu": gpu,
         "op_types": op_types_section(trace, tree),
+        "step_trace": step_trace_section(trace, fp_point, bp_point),
+        "data_pipeline": data_pipeline_section(trace, probe),
+        "memory": _memory_summary(trace),
+        "communication": communication_section(trace),
         "operators": ops[:top] if top else ops,
         "kernels": kernels[:top] if top else kernels,
         "distributed": trace.meta.get("distributed_info"),

@@ -78,7 +78,8 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
         raise InputError(profiler_dir, "no trace was written (was any step profiled?)")
     latest = max(files, key=lambda f: (f.path.stat().st_mtime_ns, f.span))
     trace = read_trace(latest.path, latest.format, latest.worker)
-    report = build_report(trace)
+    probe = _probe(profiler_dir, latest.worker)
+    report = build_report(trace, probe=probe)
     tree = op_tree(trace)
     mask = operator_mask(
         trace, tree, options.subgraph, options.optypes_to_deal, options.optypes_not_deal
@@ -91,7 +92,7 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
         span=latest.span,
         trace_file=latest.path.name,
         options=options.to_json(),
-        dataloader_probe=_probe(profiler_dir, latest.worker),
+        dataloader_probe=probe,
     )
     write_json_atomic(profiler_dir / REPORT_FILE, report)
     return report

@@ -49,6 +49,13 @@ def test_json_contract(workspace: Path) -> None:
     for key in ("name", "calls", "total_us", "mean_us", "min_us", "max_us"):
         assert key in doc["kernels"][0]
     assert doc["worker"] == "worker0" and doc["span"] == "1623143089861"
+    # Issue-4 sections: present on every report, null where the input has no such data.
+    for key in ("step_trace", "op_types", "data_pipeline", "memory", "communication"):
+        assert key in doc
+    assert doc["communication"] is None  # a single GPU, no collectives
+    assert doc["step_trace"]["fp_point"]["name"] == "aten::conv2d"
+    assert doc["data_pipeline"]["data_wait"]["share"] == pytest.approx(0.3337, abs=0.005)
+    assert doc["memory"]["devices"]
 
 
 def test_table_output_and_span_selection(workspace: Path) -> None:
