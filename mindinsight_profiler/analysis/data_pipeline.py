@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.analysis import minddata_rules as md
-from mindinsight_profiler.analysis.breakdown import CATEGORIES, step_breakdown
+from mindinsight_profiler.analysis.breakdown import CATEGORIES, Breakdown, step_breakdown
 from mindinsight_profiler.analysis.data_wait import loader_wait_per_step
-from mindinsight_profiler.analysis.steps import find_steps
+from mindinsight_profiler.analysis.steps import Steps, find_steps
 from mindinsight_profiler.model.trace import Trace
 
 #: The PyTorch profiler plugin recommends more DataLoader workers above this share.
@@ -31,12 +31,17 @@ _MINDDATA_TABLES = ("minddata_ops", "data_queue_size", "getnext", "minddata_cpu"
 
 
 def data_pipeline_section(
-    trace: Trace, probe: dict[str, Any] | None = None
+    trace: Trace,
+    probe: dict[str, Any] | None = None,
+    known: tuple[Steps, Breakdown] | None = None,
 ) -> dict[str, Any] | None:
-    """Data wait, queues, workers, pipeline ops and a verdict; None when there is nothing."""
+    """Data wait, queues, workers, pipeline ops and a verdict; None when there is nothing.
+
+    `known`: the steps and breakdown when the caller has them (saves recomputing them).
+    """
     if any(k in trace.tables for k in _MINDDATA_TABLES):
         return _mindspore(trace)
-    data_wait = _data_wait(trace)
+    data_wait = _data_wait(trace, known)
     if data_wait is None and probe is None:
         return None
     queues, workers, probe_wait = _probe(probe) if probe is not None else ([], None, None)
@@ -130,13 +135,17 @@ def _workers(
     }
 
 
-def _data_wait(trace: Trace) -> dict[str, Any] | None:
-    """Per-step DataLoader wait and its share of the step (exposed and raw)."""
-    steps = find_steps(trace)
+def _data_wait(trace: Trace, known: tuple[Steps, Breakdown] | None = None) -> dict[str, Any] | None:
+    """Per-step DataLoader wait and its share of the step (exposed and raw).
+
+    `known`: steps and breakdown the caller has computed already (they are not cheap).
+    """
+    steps = known[0] if known else find_steps(trace)
     if not steps.from_profiler_steps or len(steps) == 0:
         return None
     wait = loader_wait_per_step(trace, steps)
-    exposed = step_breakdown(trace, steps).per_step_ns[:, CATEGORIES.index("dataloader")]
+    breakdown = known[1] if known else step_breakdown(trace, steps)
+    exposed = breakdown.per_step_ns[:, CATEGORIES.index("dataloader")]
     total = float(steps.duration_ns.sum())
     return {
         "steps": list(steps.names),

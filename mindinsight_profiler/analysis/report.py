@@ -138,7 +138,7 @@ def build_report(
         "gpu": gpu,
         "op_types": op_types_section(trace, tree),
         "step_trace": step_trace_section(trace, fp_point, bp_point),
-        "data_pipeline": data_pipeline_section(trace, probe),
+        "data_pipeline": data_pipeline_section(trace, probe, (steps, breakdown)),
         "memory": _memory_summary(trace),
         "communication": communication_section(trace),
         "operators": ops[:top] if top else ops,
