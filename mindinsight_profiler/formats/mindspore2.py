@@ -25,7 +25,12 @@ from msgspec import Raw
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import ms_minddata as md
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import event_times_ns, read_csv, read_text
+from mindinsight_profiler.formats.ms_files import (
+    complete_event_times,
+    decode_event_array,
+    read_csv,
+    read_text,
+)
 from mindinsight_profiler.formats.ms_legacy_ops import OPERATORS_TABLE, ms_to_ns
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import MEMORY_COLUMNS, Trace, empty_columns
@@ -63,23 +68,12 @@ _EVENTS = msgspec.json.Decoder(list[_Event])
 
 def read_trace_view(path: Path) -> dict[str, Any]:
     """Complete (`X`) events and process/thread names of a trace_view.json."""
-    text = read_text(path)
-    if not text.strip():
-        raise InputError(path, "the file is empty")
-    try:
-        events = _EVENTS.decode(text)
-    except msgspec.ValidationError as exc:
-        raise InputError(path, f"not a trace_view array of events: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"invalid JSON (truncated?): {exc}") from None
+    events = decode_event_array(path, _EVENTS, "a trace_view array of events")
     meta = [e for e in events if e.ph == "M" and e.args is not None]
     x = [e for e in events if e.ph == "X"]
     if not x:
         raise InputError(path, "the trace holds no complete (X) events")
-    start = event_times_ns(path, [bytes(e.ts) for e in x], "ts")
-    dur = event_times_ns(path, [bytes(e.dur) for e in x], "dur")
-    if (dur < 0).any():
-        raise InputError(path, f"X event {int(np.argmax(dur < 0))}: negative dur")
+    start, dur = complete_event_times(path, x)
     return {
         "start_ns": start,
         "end_ns": start + dur,

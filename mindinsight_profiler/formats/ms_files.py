@@ -156,3 +156,25 @@ def event_times_ns(path: Path, raw: list[bytes], what: str) -> np.ndarray:
         raise InputError(
             path, f"event {exc.index}: {what} is not a number: {exc.text[:40]!r}"
         ) from None
+
+
+def decode_event_array(path: Path, decoder: msgspec.json.Decoder, what: str) -> list[Any]:
+    """Decode a file holding a JSON array of trace events; one InputError if it is not."""
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(path, "the file is empty")
+    try:
+        return list(decoder.decode(text))
+    except msgspec.ValidationError as exc:
+        raise InputError(path, f"not {what}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InputError(path, f"invalid JSON (truncated?): {exc}") from None
+
+
+def complete_event_times(path: Path, events: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(start_ns, dur_ns) of complete events whose `ts`/`dur` are raw JSON numbers or strings."""
+    start = event_times_ns(path, [bytes(e.ts) for e in events], "ts")
+    dur = event_times_ns(path, [bytes(e.dur) for e in events], "dur")
+    if (dur < 0).any():
+        raise InputError(path, f"event {int(np.argmax(dur < 0))}: negative dur")
+    return start, dur

@@ -25,7 +25,12 @@ from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import CsvTable, event_times_ns, read_csv, read_text
+from mindinsight_profiler.formats.ms_files import (
+    CsvTable,
+    complete_event_times,
+    decode_event_array,
+    read_csv,
+)
 from mindinsight_profiler.model.kinds import Kind
 
 OPERATORS_TABLE = "operators"
@@ -151,21 +156,10 @@ _EVENTS = msgspec.json.Decoder(list[_Event])
 
 def read_timeline(path: Path) -> dict[str, Any]:
     """`X` events of a `*_timeline_display_*.json` (a JSON array) as columns."""
-    text = read_text(path)
-    if not text.strip():
-        raise InputError(path, "the file is empty")
-    try:
-        events = [e for e in _EVENTS.decode(text) if e.ph == "X"]
-    except msgspec.ValidationError as exc:
-        raise InputError(path, f"not a timeline: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"invalid JSON (truncated?): {exc}") from None
+    events = [e for e in decode_event_array(path, _EVENTS, "a timeline") if e.ph == "X"]
     if not events:
         raise InputError(path, "the timeline holds no events")
-    start = event_times_ns(path, [bytes(e.ts) for e in events], "ts")
-    dur = event_times_ns(path, [bytes(e.dur) for e in events], "dur")
-    if (dur < 0).any():
-        raise InputError(path, f"event {int(np.argmax(dur < 0))}: negative dur")
+    start, dur = complete_event_times(path, events)
     args = [e.args or _Args() for e in events]
     return {
         "start_ns": start,
