@@ -15,6 +15,7 @@ from mindinsight_profiler.analysis.communication import communication_section
 from mindinsight_profiler.analysis.data_pipeline import data_pipeline_section
 from mindinsight_profiler.analysis.gpu import device_metrics
 from mindinsight_profiler.analysis.memory import memory_section
+from mindinsight_profiler.analysis.modules import module_section
 from mindinsight_profiler.analysis.op_query import op_types_section
 from mindinsight_profiler.analysis.ops import op_tree
 from mindinsight_profiler.analysis.step_trace_view import step_trace_section
@@ -23,7 +24,7 @@ from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_t
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 3
+REPORT_VERSION = 4
 
 
 def rows(table: Table) -> list[dict[str, Any]]:
@@ -141,6 +142,7 @@ def build_report(
         "data_pipeline": data_pipeline_section(trace, probe, (steps, breakdown)),
         "memory": _memory_summary(trace),
         "communication": communication_section(trace),
+        "modules": module_section(trace, tree),
         "operators": ops[:top] if top else ops,
         "kernels": kernels[:top] if top else kernels,
         "distributed": trace.meta.get("distributed_info"),

@@ -158,3 +158,15 @@ def build_links(trace: Trace) -> None:
     _nest(trace, ev["kind"] == Kind.PYTHON_FUNCTION)
     _link_runtimes(trace, ops, op_mask)
     _link_device_work(trace)
+
+
+def innermost_enclosing(trace: Trace, containers: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """For each event index in `queries`: the innermost event of `containers` (indices) on
+    the same track whose time range covers it, or -1 (e.g. operators inside nn.Modules)."""
+    ev = trace.events
+    if len(containers) == 0:
+        return np.full(len(queries), -1, dtype=np.int64)
+    c = _Containers(
+        containers, ev["track"][containers], ev["start_ns"][containers], ev["end_ns"][containers]
+    )
+    return c.enclosing(ev["track"][queries], ev["start_ns"][queries], ev["end_ns"][queries])
