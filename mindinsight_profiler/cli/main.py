@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    d = sub.add_parser("diff", help="compare two runs or workers: what got slower or faster")
+    d.add_argument("before", type=Path, help="trace file or run folder (the baseline)")
+    d.add_argument("after", type=Path, help="trace file or run folder (the new run)")
+    d.add_argument("--top", type=int, default=10, help="rows per table")
+    d.add_argument("--format", choices=("table", "json"), default="table")
+    d.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     bar = a.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None)
     bar.add_argument("--no-progress", dest="progress", action="store_false")
@@ -106,11 +112,51 @@ def _analyse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _first_report(path: Path, workspace: object) -> dict:
+    from mindinsight_profiler.pipeline import analyse_file
+
+    runs = discover(path)
+    if not runs:
+        raise InputError(path, "no profiler output found")
+    file = runs[0].select()
+    return analyse_file(file.path, workspace, None, file.format, file.worker)[0]  # type: ignore[arg-type]
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.analysis.diff import diff_reports
+    from mindinsight_profiler.store.cache import Workspace
+
+    if args.top < 1:
+        raise InputError(args.before, "--top must be at least 1")
+    ws = Workspace(args.workspace)
+    result = diff_reports(_first_report(args.before, ws), _first_report(args.after, ws), args.top)
+    if args.format == "json":
+        json.dump(result, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+        return 0
+    s = result["step"]
+    print(f"average step: {s['before_us'] / 1000:.3f} ms -> {s['after_us'] / 1000:.3f} ms "
+          f"({s['delta_us'] / 1000:+.3f} ms)")  # fmt: skip
+    for title, rows in (
+        ("breakdown", result["breakdown"]),
+        ("operators (device self)", result["operators"]["device_self_us"]),
+        ("operators (host self)", result["operators"]["host_self_us"]),
+        ("kernels (total)", result["kernels"]["total_us"]),
+    ):
+        print(f"\n{title}:")
+        for r in rows[: args.top]:
+            print(f"  {r['delta_us'] / 1000:+10.3f} ms  {r['before_us'] / 1000:10.3f} -> "
+                  f"{r['after_us'] / 1000:10.3f} ms  {r['name'][:80]}")  # fmt: skip
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command in ("analyse", "analyze"):
             return _analyse(args)
+        if args.command == "diff":
+            return _diff(args)
         raise AssertionError(args.command)
     except InputError as exc:
         print(f"mindinsight: error: {exc}", file=sys.stderr)
