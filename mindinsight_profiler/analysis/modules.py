@@ -12,26 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.analysis.ops import OpTree
+from mindinsight_profiler.analysis.ops import OpTree, accumulate_up
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.links import innermost_enclosing, nesting_parents
 from mindinsight_profiler.model.trace import Trace
 
 MODULE_PREFIX = "nn.Module: "
-
-
-def _accumulate(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """values plus those of all descendants (parent: local index or -1), deepest first."""
-    total = values.astype(np.float64).copy()
-    depth = np.zeros(len(parent), dtype=np.int64)
-    p = parent.copy()
-    while (p >= 0).any():
-        depth += p >= 0
-        p = np.where(p >= 0, parent[np.clip(p, 0, None)], -1)
-    for d in range(int(depth.max(initial=0)), 0, -1):
-        nodes = np.flatnonzero(depth == d)
-        np.add.at(total, parent[nodes], total[nodes])
-    return total
 
 
 def module_section(trace: Trace, tree: OpTree) -> dict[str, Any] | None:
@@ -53,7 +39,7 @@ def module_section(trace: Trace, tree: OpTree) -> dict[str, Any] | None:
     dev_self = np.bincount(
         local[owner[has]], weights=tree.device_self_ns[rows][has], minlength=len(mods)
     )
-    dev_total = _accumulate(dev_self, parent)
+    dev_total = accumulate_up(dev_self, parent)
     names = np.array(trace.strings.lookup(ev["name"][mods]), dtype=object)
     parent_names = np.where(parent >= 0, names[np.clip(parent, 0, None)], None)
     out: dict[str, dict[str, Any]] = {}

@@ -52,7 +52,7 @@ def _root(link: np.ndarray) -> np.ndarray:
         out = nxt
 
 
-def _accumulate_up(
+def accumulate_up(
     values: np.ndarray, parent: np.ndarray, gate: np.ndarray | None = None
 ) -> np.ndarray:
     """values[i] + sum over descendants, deepest first; `gate[p]` False stops the flow into p."""
@@ -122,14 +122,12 @@ def op_tree(trace: Trace) -> OpTree:
     ).astype(np.int64)
     host_self = dur - child_time - rt_time
     tree_parent = np.where(alive, eff_parent, -1)
-    device_total = _accumulate_up(device_self, tree_parent)
-    tc_total = _accumulate_up(tc_self, tree_parent)
+    device_total = accumulate_up(device_self, tree_parent)
+    tc_total = accumulate_up(tc_self, tree_parent)
 
     # Eligible for tensor cores: by name, by having launched one, or (for operators) by child.
     elig = trace.names_matching(is_tc_eligible_op)[nodes] | (tc_self > 0)
-    elig = (
-        _accumulate_up(elig.astype(np.int64), tree_parent, gate=(kind == Kind.CPU_OP) & ~step) > 0
-    )
+    elig = accumulate_up(elig.astype(np.int64), tree_parent, gate=(kind == Kind.CPU_OP) & ~step) > 0
     row_kind = (kind == Kind.CPU_OP) | (kind == Kind.USER_ANNOTATION)
     is_row = alive & row_kind & trace.names_matching(is_operator_row_name)[nodes]
     return OpTree(
