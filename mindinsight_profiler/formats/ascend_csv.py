@@ -2,15 +2,13 @@
 
 The export has traps a plain `csv.DictReader` walks into: time columns end with a TAB
 (`1736405443881410.320\t`), lines end with CRLF, and quoted call stacks span several lines
-(`a;\\r\\nb`). This reader strips whitespace around every cell, lets the `csv` module handle
-quoting, converts each declared column at once with numpy, and turns every defect into one
-`InputError` naming the file (and the row), so a caller can decide whether the file was
-required or can be skipped.
+(`a;\\r\\nb`). Rows are read by `side_files.read_csv` (shared with the MindSpore readers:
+stripped cells, strict quoting, one `InputError` per defect); this module declares the
+columns and converts each at once with numpy.
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import side_files
 from mindinsight_profiler.formats.numbers import NumberFormatError, us_text_to_ns
 from mindinsight_profiler.model.strings import StringTable
 
@@ -35,19 +34,6 @@ class Col:
     header: str
     type: str
     required: bool = True
-
-
-def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            table = list(csv.reader(f, strict=True))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(path, f"unreadable CSV: {exc}") from None
-    table = [row for row in table if any(cell.strip() for cell in row)]
-    if not table:
-        raise InputError(path, "the file is empty (no header)")
-    header = [cell.strip() for cell in table[0]]
-    return header, [[cell.strip() for cell in row] for row in table[1:]]
 
 
 def _times(path: Path, name: str, cells: list[str]) -> np.ndarray:
@@ -96,16 +82,9 @@ def read_csv(
     file (unless `allow_empty`), missing required columns, rows with the wrong number of
     cells and cells that are not numbers where numbers are declared.
     """
-    header, rows = _rows(path)
-    missing = [c.header for c in columns.values() if c.required and c.header not in header]
-    if missing:
-        raise InputError(path, f"missing columns: {', '.join(missing)}")
-    if not rows and not allow_empty:
-        raise InputError(path, "no data rows (header only)")
-    width = len(header)
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise InputError(path, f"row {i + 2}: {len(row)} cells where the header has {width}")
+    required = [c.header for c in columns.values() if c.required]
+    table = side_files.read_csv(path, required, allow_empty, strict=True)
+    header, rows = table.header, table.rows
     out: dict[str, np.ndarray] = {}
     for key, col in columns.items():
         cells = _column(header, rows, col.header)

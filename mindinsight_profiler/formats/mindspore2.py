@@ -25,13 +25,13 @@ from msgspec import Raw
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import ms_minddata as md
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import (
+from mindinsight_profiler.formats.ms_legacy_ops import OPERATORS_TABLE, ms_to_ns
+from mindinsight_profiler.formats.side_files import (
     complete_event_times,
     decode_event_array,
     read_csv,
     read_text,
 )
-from mindinsight_profiler.formats.ms_legacy_ops import OPERATORS_TABLE, ms_to_ns
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import MEMORY_COLUMNS, Trace, empty_columns
 

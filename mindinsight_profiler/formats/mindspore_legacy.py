@@ -25,7 +25,7 @@ from mindinsight_profiler.formats import ms_legacy_ops as ops
 from mindinsight_profiler.formats import ms_minddata as md
 from mindinsight_profiler.formats import ms_step_trace as st
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import read_json
+from mindinsight_profiler.formats.side_files import read_json
 from mindinsight_profiler.model.trace import Trace
 
 #: File name patterns of one rank; `{r}` is the rank.

@@ -17,7 +17,7 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import read_csv
+from mindinsight_profiler.formats.side_files import read_csv
 
 _OPS_COLUMN = "communication_operator_cost"
 

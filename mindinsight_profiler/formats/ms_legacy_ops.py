@@ -25,7 +25,7 @@ from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import (
+from mindinsight_profiler.formats.side_files import (
     CsvTable,
     complete_event_times,
     decode_event_array,

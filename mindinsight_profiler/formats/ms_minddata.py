@@ -23,13 +23,13 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import (
+from mindinsight_profiler.formats.ms_hccl import add_hccl, read_hccl
+from mindinsight_profiler.formats.side_files import (
     parse_numbers,
     read_csv,
     read_json,
     read_number_lines,
 )
-from mindinsight_profiler.formats.ms_hccl import add_hccl, read_hccl
 
 #: File name patterns of one rank's MindData and HCCL files; `{r}` is the rank.
 MINDDATA_FILES = {

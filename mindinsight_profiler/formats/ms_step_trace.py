@@ -21,7 +21,7 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.ms_files import read_csv, read_json
+from mindinsight_profiler.formats.side_files import read_csv, read_json
 from mindinsight_profiler.model.kinds import Kind
 
 #: Ascend system counter: 100 MHz, i.e. 10 ns per tick (MindInsight: 100,000 per ms).

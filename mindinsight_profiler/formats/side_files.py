@@ -1,9 +1,10 @@
-"""Robust reading of the small CSV, text and JSON files that MindSpore profilers write.
+"""Robust reading of the small CSV, text and JSON side files of profiler exports.
 
-These files are written by many MindSpore versions and hand-edited in fixtures: they come
-with CRLF or LF line ends, a BOM, trailing tabs, JSON inside quoted cells, a summary row
-at the end, and sometimes are cut short. Every problem becomes one `InputError` naming the
-file, the row and the column, so a user learns which file to regenerate.
+MindSpore and Ascend (torch_npu) write them in many versions, and fixtures are hand-edited:
+they come with CRLF or LF line ends, a BOM, trailing tabs, multi-line quoted cells, JSON
+inside quoted cells, a summary row at the end, and sometimes are cut short. Every problem
+becomes one `InputError` naming the file, the row and the column, so a user learns which
+file to regenerate.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def read_text(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_SIDE_FILE_BYTES:
-            raise InputError(path, f"file too large for a MindSpore side file ({size} bytes)")
+            raise InputError(path, f"file too large for a profiler side file ({size} bytes)")
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
@@ -68,29 +69,41 @@ class CsvTable:
         return CsvTable(self.path, self.header, rows)
 
 
-def read_csv(path: Path, required: Iterable[str], allow_empty: bool = False) -> CsvTable:
-    """Read a CSV with a header row; checks required columns and equal row widths."""
-    text = read_text(path)
+def read_csv(
+    path: Path, required: Iterable[str], allow_empty: bool = False, strict: bool = False
+) -> CsvTable:
+    """Read a CSV with a header row; checks required columns and equal row widths.
+
+    Cells are stripped (time columns of the Ascend export end with a TAB) and blank rows
+    dropped. `strict` rejects malformed quoting instead of reading it leniently.
+    """
     try:
-        records = [[c.strip() for c in r] for r in csv.reader(io.StringIO(text, newline=""))]
+        text = read_text(path)
+    except InputError as exc:
+        raise InputError(path, f"unreadable CSV: {exc.problem}") from None
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), strict=strict)
+        records = [[c.strip() for c in r] for r in reader]
     except csv.Error as exc:
-        raise InputError(path, f"malformed CSV: {exc}") from None
+        raise InputError(path, f"unreadable CSV: {exc}") from None
     records = [r for r in records if any(r)]
     if not records:
-        raise InputError(path, "the file is empty")
+        raise InputError(path, "the file is empty (no header)")
     header, rows = records[0], records[1:]
     missing = [c for c in required if c not in header]
     if missing:
-        raise InputError(path, f"missing columns {missing}; header is {header[:12]}")
+        raise InputError(
+            path, f"missing columns: {', '.join(missing)} (the header has {header[:12]})"
+        )
     for n, row in enumerate(rows):
         if len(row) != len(header):
             raise InputError(
                 path,
-                f"row {n + 2} has {len(row)} fields, the header has {len(header)}"
+                f"row {n + 2}: {len(row)} cells where the header has {len(header)}"
                 " (a garbage or truncated row)",
             )
     if not rows and not allow_empty:
-        raise InputError(path, "the file has a header but no data rows")
+        raise InputError(path, "no data rows (header only)")
     return CsvTable(path, header, rows)
 
 
