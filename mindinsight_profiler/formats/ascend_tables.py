@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ascend_csv import FLOAT, INT, STR, TIME_US, Col, read_csv
+from mindinsight_profiler.formats.side_files import read_json
 from mindinsight_profiler.model.strings import StringTable
 
 Table = dict[str, np.ndarray]
@@ -113,12 +113,7 @@ def _ms_to_ns(value: Any) -> int:
 
 
 def _json(path: Path) -> dict[str, Any]:
-    try:
-        doc = msgspec.json.decode(path.read_bytes())
-    except OSError as exc:
-        raise InputError(path, f"unreadable: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise InputError(path, "not a communication summary: the document is not a JSON object")
     return doc
