@@ -17,7 +17,7 @@ from mindinsight_profiler.analysis.gpu import device_metrics
 from mindinsight_profiler.analysis.memory import memory_section
 from mindinsight_profiler.analysis.modules import module_section
 from mindinsight_profiler.analysis.op_query import op_types_section
-from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.ops import OpTree, op_tree
 from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
@@ -106,15 +106,17 @@ def build_report(
     probe: dict[str, Any] | None = None,
     fp_point: str | None = None,
     bp_point: str | None = None,
+    tree: OpTree | None = None,
 ) -> dict[str, Any]:
     """Analyse a trace into the overview report (tables cut to `top` rows when given).
 
     `probe` is the Profiler's DataLoader probe file of this worker, when there is one;
     `fp_point`/`bp_point` override the step trace's points (else FP_POINT/BP_POINT, else auto).
+    `tree`: the operator tree, when the caller has built it already.
     """
     steps = find_steps(trace)
     breakdown = step_breakdown(trace, steps)
-    tree = op_tree(trace)
+    tree = tree if tree is not None else op_tree(trace)
     ops = rows(operator_table(trace, tree))
     kernels = rows(kernel_table(trace, tree))
     durations = (steps.duration_ns / 1000.0).tolist()

@@ -79,8 +79,8 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
     latest = max(files, key=lambda f: (f.path.stat().st_mtime_ns, f.span))
     trace = read_trace(latest.path, latest.format, latest.worker)
     probe = _probe(profiler_dir, latest.worker)
-    report = build_report(trace, probe=probe)
     tree = op_tree(trace)
+    report = build_report(trace, probe=probe, tree=tree)
     mask = operator_mask(
         trace, tree, options.subgraph, options.optypes_to_deal, options.optypes_not_deal
     )
