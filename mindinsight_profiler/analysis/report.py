@@ -24,7 +24,7 @@ from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_t
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 4
+REPORT_VERSION = 5
 
 
 def rows(table: Table) -> list[dict[str, Any]]:
@@ -130,6 +130,7 @@ def build_report(
             "count": len(steps),
             "names": steps.names,
             "from_profiler_steps": steps.from_profiler_steps,
+            "start_ns": steps.start_ns.tolist(),
             "durations_us": durations,
             "average_us": float(np.mean(durations)) if durations else 0.0,
         },

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
+from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
+from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import discover
 
@@ -56,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--top", type=int, default=10, help="rows per table")
     d.add_argument("--format", choices=("table", "json"), default="table")
     d.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+    add_advise_parser(sub)
     bar = a.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None)
     bar.add_argument("--no-progress", dest="progress", action="store_false")
@@ -157,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _analyse(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "advise":
+            return run_advise(args)
         raise AssertionError(args.command)
     except InputError as exc:
         print(f"mindinsight: error: {exc}", file=sys.stderr)

@@ -1,0 +1,78 @@
+"""Advice for one worker of a run, stored beside its cached analysis.
+
+The advice is a pure function of the report, the trace, the other ranks' reports and the
+rules, so it is stored in the worker's cache entry under a name that includes the rules'
+fingerprint and the package version (a changed rule or fact recomputes it). It is written
+atomically; an unreadable stored copy is recomputed, never served.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from mindinsight_profiler import __version__
+from mindinsight_profiler.advisor import advise_report
+from mindinsight_profiler.advisor.model import ADVICE_VERSION, Advice
+from mindinsight_profiler.advisor.rules import rules_fingerprint
+from mindinsight_profiler.formats.discovery import Run, TraceFile
+from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.pipeline import _variant, analyse_file, load_trace
+from mindinsight_profiler.store.atomic import write_json_atomic
+from mindinsight_profiler.store.cache import Workspace
+
+log = logging.getLogger(__name__)
+
+
+def _stored_name(rules_dirs: Sequence[str | Path]) -> str:
+    key = f"{ADVICE_VERSION}-{__version__}-{rules_fingerprint(rules_dirs)}"
+    return f"advice-{key}.json"
+
+
+def run_reports(run: Run, workspace: Workspace | None) -> list[dict[str, Any]]:
+    """Every worker's report of the run (first span of each), for the cluster facts."""
+    reports = []
+    for worker in run.workers:
+        file = run.select(worker)
+        report, _ = analyse_file(file.path, workspace, None, file.format, file.worker)
+        reports.append(dict(report, worker=file.worker, span=file.span))
+    return reports
+
+
+def advise_file(
+    file: TraceFile,
+    run: Run | None = None,
+    workspace: Workspace | None = None,
+    rules_dirs: Sequence[str | Path] = (),
+) -> Advice:
+    """The advice of one worker (computed once per rules version, then read back)."""
+    report, _ = analyse_file(file.path, workspace, None, file.format, file.worker)
+    report = dict(report, worker=file.worker, span=file.span)
+    stored = None
+    if workspace is not None:
+        entry = workspace.entry(file.path, _variant(file.format, file.worker))
+        stored = entry.dir / _stored_name(rules_dirs)
+        try:
+            return msgspec.json.decode(stored.read_bytes(), type=Advice)
+        except FileNotFoundError:
+            pass
+        except (OSError, msgspec.DecodeError) as exc:
+            log.warning("recomputing advice: %s: %s", stored, exc)
+
+    def trace() -> Trace | None:
+        return load_trace(file.path, workspace, None, file.format, file.worker)
+
+    def others() -> list[dict[str, Any]]:
+        return run_reports(run, workspace) if run is not None else [report]
+
+    advice = advise_report(report, trace, others, rules_dirs)
+    if stored is not None and stored.parent.is_dir():
+        try:
+            write_json_atomic(stored, msgspec.to_builtins(advice))
+        except OSError as exc:
+            log.warning("could not store advice %s: %s", stored, exc)
+    return advice

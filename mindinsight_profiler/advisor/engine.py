@@ -1,0 +1,156 @@
+"""Evaluate rules against a run's facts: findings, checked-and-fine, not evaluated.
+
+The engine knows nothing about any particular rule: it reads the facts a rule declares,
+evaluates its `when` condition, estimates the saving, grades the severity, attaches the
+evidence of the facts the rule names, then applies `requires` (a rule only counts when
+another fired) and `suppresses` (a more specific finding hides a general one), and ranks
+what is left by estimated saving, then severity.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mindinsight_profiler.advisor.expr import evaluate
+from mindinsight_profiler.advisor.facts import Context
+from mindinsight_profiler.advisor.model import (
+    ADVICE_VERSION,
+    SEVERITY_RANK,
+    Advice,
+    Checked,
+    Evidence,
+    Finding,
+    NotEvaluated,
+    Rule,
+    Suppressed,
+    Text,
+)
+from mindinsight_profiler.advisor.text import render
+
+#: At most this many evidence items per fact on one finding.
+EVIDENCE_PER_FACT = 10
+
+
+def _scalar(value: Any) -> Any:
+    """A fact value as shown with a finding: lists become their length."""
+    if isinstance(value, (list, tuple, dict)):
+        return len(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _severity(rule: Rule, values: dict[str, Any]) -> str:
+    if isinstance(rule.severity, str):
+        return rule.severity
+    by = values.get("saving_share") if rule.severity.by == "saving_share" else None
+    if rule.severity.by != "saving_share":
+        by = evaluate(rule.severity.by, values)
+    if by is None:
+        return "low"
+    if by >= rule.severity.high:
+        return "high"
+    return "medium" if by >= rule.severity.medium else "low"
+
+
+def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
+    observed = {name: ctx.get(name) for name in rule.facts}
+    missing = [name for name, got in observed.items() if got is None]
+    if missing:
+        reasons = sorted({ctx.reason(name) for name in missing} - {""})
+        return NotEvaluated(rule.id, rule.category, rule.title, missing, "; ".join(reasons))
+    values: dict[str, Any] = dict(rule.params)
+    values.update({name: got.value for name, got in observed.items() if got is not None})
+    facts = {name: _scalar(values[name]) for name in rule.facts}
+    try:
+        fired = bool(evaluate(rule.when, values))
+        if not fired:
+            return Checked(rule.id, rule.category, rule.title, facts)
+        saving = None if rule.saving_us is None else evaluate(rule.saving_us, values)
+        saving = None if saving is None else max(0.0, float(saving))
+        average = ctx.value("step.average_us")
+        share = saving / average if saving is not None and average else None
+        values["saving_us"], values["saving_share"] = saving, share
+        severity = _severity(rule, values)
+        message = _text(rule.message, values)
+        actions = [_text(a, values) for a in rule.actions]
+    except (ArithmeticError, TypeError, ValueError, KeyError) as exc:
+        return NotEvaluated(
+            rule.id, rule.category, rule.title, [], f"condition failed: {type(exc).__name__}"
+        )
+    evidence: list[Evidence] = []
+    for name in rule.evidence:
+        got = observed.get(name) or ctx.get(name)
+        if got is not None:
+            evidence.extend(got.evidence[:EVIDENCE_PER_FACT])
+    return Finding(
+        id=rule.id,
+        category=rule.category,
+        severity=severity,  # type: ignore[arg-type]
+        title=_text(rule.title, values),
+        message=message,
+        actions=actions,
+        estimated_saving_us=None if saving is None else round(saving, 3),
+        saving_share=None if share is None else round(share, 6),
+        evidence=evidence,
+        facts=facts,
+        docs=rule.docs,
+    )
+
+
+def _text(text: Text, values: dict[str, Any]) -> Text:
+    return Text(en=render(text.en, values), zh=render(text.zh, values))
+
+
+def _rank_key(f: Finding) -> tuple[float, int, str]:
+    return (-(f.estimated_saving_us or 0.0), SEVERITY_RANK[f.severity], f.id)
+
+
+def advise(
+    rules: list[Rule], ctx: Context, source: str | None = None, worker: str | None = None
+) -> Advice:
+    """Evaluate every rule on `ctx` and rank the findings."""
+    results = {rule.id: _evaluate(rule, ctx) for rule in rules}
+    by_id = {rule.id: rule for rule in rules}
+    fired = {rid for rid, r in results.items() if isinstance(r, Finding)}
+    # requires: a refinement counts only when what it refines fired (repeat to a fixpoint)
+    changed = True
+    while changed:
+        changed = False
+        for rid in sorted(fired):
+            if any(req not in fired for req in by_id[rid].requires):
+                fired.discard(rid)
+                changed = True
+    suppressed = [
+        Suppressed(rid, by=other)
+        for rid in sorted(fired)
+        for other in sorted(fired)
+        if rid in by_id[other].suppresses
+    ]
+    hidden = {s.id for s in suppressed}
+    findings = sorted(
+        (
+            r
+            for rid, r in results.items()
+            if rid in fired and rid not in hidden and isinstance(r, Finding)
+        ),
+        key=_rank_key,
+    )
+    checked = [r for r in results.values() if isinstance(r, Checked)]
+    checked += [
+        Checked(r.id, r.category, by_id[r.id].title, r.facts)
+        for rid, r in results.items()
+        if isinstance(r, Finding) and rid not in fired
+    ]
+    not_evaluated = [r for r in results.values() if isinstance(r, NotEvaluated)]
+    return Advice(
+        advice_version=ADVICE_VERSION,
+        source=source,
+        worker=worker,
+        rules=len(rules),
+        findings=findings,
+        checked=sorted(checked, key=lambda c: c.id),
+        not_evaluated=sorted(not_evaluated, key=lambda n: n.id),
+        suppressed=suppressed,
+    )

@@ -1,0 +1,25 @@
+"""The fact registry and every fact module (importing a module registers its facts)."""
+
+from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
+    cluster,
+    communication,
+    compute,
+    config,
+    data_pipeline,
+    host,
+    memory,
+    npu,
+    operators,
+    stability,
+    steps,
+)
+from mindinsight_profiler.advisor.facts.registry import (
+    FACTS,
+    Context,
+    FactSpec,
+    Observed,
+    Unavailable,
+    fact,
+)
+
+__all__ = ["FACTS", "Context", "FactSpec", "Observed", "Unavailable", "fact"]

@@ -1,0 +1,3 @@
+"""Facts: stability (see registry.py for how facts work)."""
+
+from __future__ import annotations

@@ -1,0 +1,145 @@
+"""The advisor's data: rule files as read from `rules/`, and the findings it reports.
+
+Both are msgspec structs so that a rule file is validated field by field when it is read
+(a typo in a rule is an error naming the file, not a silently skipped rule) and so that the
+JSON schemas published in `docs/` are generated from the same definitions the code uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+#: Bump when the advice document gains or changes fields (stored advice is rebuilt).
+ADVICE_VERSION = 1
+
+Category = Literal[
+    "data_pipeline",
+    "host_overhead",
+    "device_compute",
+    "memory",
+    "communication",
+    "synchronization",
+    "operator",
+    "optimizer",
+    "precision",
+    "step_stability",
+    "configuration",
+]
+Severity = Literal["high", "medium", "low"]
+SEVERITY_RANK: dict[str, int] = {"high": 0, "medium": 1, "low": 2}
+
+
+class Text(msgspec.Struct, forbid_unknown_fields=True):
+    """One text in English and Chinese; `{name}` or `{name:.1%}` insert a fact or parameter."""
+
+    en: str
+    zh: str
+
+
+class Graded(msgspec.Struct, forbid_unknown_fields=True):
+    """Severity graded by an expression (default: the estimated saving as a share of the step).
+
+    high when `by >= high`, medium when `by >= medium`, else low.
+    """
+
+    high: float
+    medium: float
+    by: str = "saving_share"
+
+
+class Rule(msgspec.Struct, forbid_unknown_fields=True):
+    """One rule file in `rules/` (see rules/README.md)."""
+
+    id: str
+    category: Category
+    title: Text
+    message: Text
+    facts: list[str]
+    when: str
+    severity: Severity | Graded
+    actions: list[Text] = []
+    params: dict[str, float | int | str | bool] = {}
+    saving_us: str | None = None
+    evidence: list[str] = []
+    requires: list[str] = []
+    suppresses: list[str] = []
+    docs: str | None = None
+    sources: list[str] = []
+
+
+class Evidence(msgspec.Struct, omit_defaults=True):
+    """What made a rule fire; the fields that are set say where to look.
+
+    `page` names the dashboard page; `step`, `name` (operator, kernel, queue or pipeline op),
+    `rank` and `start_ns`/`end_ns` (a time range for the timeline) locate it there.
+    """
+
+    kind: Literal[
+        "step", "operator", "kernel", "rank", "time_range", "queue", "pipeline_op", "metric"
+    ]
+    label: str
+    page: str
+    value: float | None = None
+    unit: str | None = None
+    step: str | None = None
+    name: str | None = None
+    rank: int | None = None
+    start_ns: int | None = None
+    end_ns: int | None = None
+
+
+class Finding(msgspec.Struct):
+    """A rule that fired on this run."""
+
+    id: str
+    category: Category
+    severity: Severity
+    title: Text
+    message: Text
+    actions: list[Text]
+    estimated_saving_us: float | None
+    saving_share: float | None
+    evidence: list[Evidence]
+    facts: dict[str, Any]
+    docs: str | None = None
+
+
+class Checked(msgspec.Struct):
+    """A rule that was evaluated and did not fire: checked and fine."""
+
+    id: str
+    category: Category
+    title: Text
+    facts: dict[str, Any]
+
+
+class NotEvaluated(msgspec.Struct):
+    """A rule that could not be evaluated, and the facts this input lacks."""
+
+    id: str
+    category: Category
+    title: Text
+    missing: list[str]
+    reason: str
+
+
+class Suppressed(msgspec.Struct):
+    """A rule that fired but is hidden by a more specific or more important finding."""
+
+    id: str
+    by: str
+
+
+class Advice(msgspec.Struct):
+    """`mindinsight advise --format json`: ranked findings and what else was checked."""
+
+    advice_version: int
+    source: str | None
+    worker: str | None
+    rules: int
+    findings: list[Finding]
+    checked: list[Checked]
+    not_evaluated: list[NotEvaluated]
+    suppressed: list[Suppressed]

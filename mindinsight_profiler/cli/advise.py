@@ -1,0 +1,95 @@
+"""`mindinsight advise PATH`: the ranked findings of one worker, as text or JSON.
+
+`--fail-on S` exits 3 when a finding of severity S or higher is shown, so a CI pipeline can
+gate on performance regressions the way it gates on tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+import msgspec
+
+from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Finding
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.discovery import discover
+
+#: Exit status when `--fail-on` matches a finding.
+EXIT_FINDINGS = 3
+SEVERITIES = ("high", "medium", "low")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("advise", help="optimisation advice for one worker of a run")
+    p.add_argument("path", type=Path, help="a trace file, or a run folder")
+    p.add_argument("--worker", help="worker to advise on (default: the first)")
+    p.add_argument("--span", help="span (default: the worker's first)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text output")
+    p.add_argument("--min-severity", choices=SEVERITIES, default="low",
+                   help="show findings of this severity or higher")  # fmt: skip
+    p.add_argument("--fail-on", choices=SEVERITIES,
+                   help=f"exit {EXIT_FINDINGS} when a shown finding has this severity or higher")  # fmt: skip
+    p.add_argument("--rules-dir", action="append", default=[], type=Path,
+                   help="a folder of extra rule files (repeatable); same id replaces a rule")  # fmt: skip
+    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="text: also list the rules checked and those not evaluated")  # fmt: skip
+
+
+def _at_least(f: Finding, severity: str) -> bool:
+    return SEVERITY_RANK[f.severity] <= SEVERITY_RANK[severity]
+
+
+def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
+    """The findings as readable text (one block per finding, most valuable first)."""
+    out = [f"{len(advice.findings)} finding(s) from {advice.rules} rules "
+           f"({len(advice.checked)} checked and fine, {len(advice.not_evaluated)} not evaluated)"]  # fmt: skip
+    for i, f in enumerate(advice.findings, 1):
+        saving = (f", saves up to {f.estimated_saving_us / 1000:,.2f} ms/step"
+                  if f.estimated_saving_us else "")  # fmt: skip
+        out.append(f"\n{i}. [{f.severity.upper()}] {getattr(f.title, lang)}  ({f.id}, "
+                   f"{f.category}{saving})")  # fmt: skip
+        out += textwrap.wrap(getattr(f.message, lang), 96, initial_indent="   ",
+                             subsequent_indent="   ")  # fmt: skip
+        for a in f.actions:
+            out += textwrap.wrap(getattr(a, lang), 96, initial_indent="   - ",
+                                 subsequent_indent="     ")  # fmt: skip
+        if f.evidence:
+            shown = "; ".join(e.label + ("" if e.value is None else f" = {e.value:,.4g}"
+                              + (f" {e.unit}" if e.unit else "")) for e in f.evidence[:5])  # fmt: skip
+            out.append(f"   evidence: {shown}" + (" ..." if len(f.evidence) > 5 else ""))
+        if f.docs:
+            out.append(f"   see {f.docs}")
+    if verbose:
+        out.append("\nchecked and fine: " + (", ".join(c.id for c in advice.checked) or "none"))
+        for n in advice.not_evaluated:
+            out.append(f"not evaluated: {n.id}: {n.reason or ', '.join(n.missing)}")
+    return "\n".join(out) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.advice_pipeline import advise_file
+    from mindinsight_profiler.store.cache import Workspace
+
+    runs = discover(args.path)
+    if not runs:
+        raise InputError(args.path, "no profiler output found")
+    run_ = runs[0]
+    if len(runs) > 1:
+        print(f"mindinsight: {len(runs)} runs found, advising on {run_.name}", file=sys.stderr)
+    file = run_.select(args.worker, args.span)
+    workspace = None if args.no_cache else Workspace(args.workspace)
+    advice = advise_file(file, run_, workspace, args.rules_dir)
+    advice.findings = [f for f in advice.findings if _at_least(f, args.min_severity)]
+    if args.format == "json":
+        sys.stdout.write(msgspec.json.encode(advice).decode() + "\n")
+    else:
+        sys.stdout.write(render_text(advice, args.lang, args.verbose))
+    if args.fail_on and any(_at_least(f, args.fail_on) for f in advice.findings):
+        return EXIT_FINDINGS
+    return 0

@@ -1,0 +1,48 @@
+"""Advice on real inputs through the real pipeline, and assertions on single rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mindinsight_profiler.advice_pipeline import advise_file
+from mindinsight_profiler.advisor.model import Advice, Finding
+from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.store.cache import Workspace
+
+
+def advise_path(
+    path: Path, workspace: Path, worker: str | None = None, rules_dirs: tuple = ()
+) -> Advice:
+    """The advice for `path` (first run, `worker` or the first) as `mindinsight advise` gives it."""
+    run = discover(path)[0]
+    return advise_file(run.select(worker), run, Workspace(workspace), rules_dirs)
+
+
+def fires(advice: Advice, rule_id: str) -> Finding:
+    """The rule's finding; fails with what happened to the rule instead."""
+    for f in advice.findings:
+        if f.id == rule_id:
+            return f
+    raise AssertionError(f"{rule_id} did not fire: {_fate(advice, rule_id)}")
+
+
+def does_not_fire(advice: Advice, rule_id: str) -> None:
+    """The rule was evaluated and found nothing (not merely unevaluated)."""
+    if not any(c.id == rule_id for c in advice.checked):
+        raise AssertionError(f"{rule_id} is not in the checked list: {_fate(advice, rule_id)}")
+
+
+def _fate(advice: Advice, rule_id: str) -> str:
+    for f in advice.findings:
+        if f.id == rule_id:
+            return f"fired ({f.severity}): {f.message.en} facts={f.facts}"
+    for c in advice.checked:
+        if c.id == rule_id:
+            return f"checked and fine, facts={c.facts}"
+    for n in advice.not_evaluated:
+        if n.id == rule_id:
+            return f"not evaluated: missing {n.missing} ({n.reason})"
+    for s in advice.suppressed:
+        if s.id == rule_id:
+            return f"suppressed by {s.by}"
+    return "unknown rule"
