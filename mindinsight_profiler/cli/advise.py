@@ -29,16 +29,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--span", help="span (default: the worker's first)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text output")
-    p.add_argument("--min-severity", choices=SEVERITIES, default="low",
-                   help="show findings of this severity or higher")  # fmt: skip
-    p.add_argument("--fail-on", choices=SEVERITIES,
-                   help=f"exit {EXIT_FINDINGS} when a shown finding has this severity or higher")  # fmt: skip
-    p.add_argument("--rules-dir", action="append", default=[], type=Path,
-                   help="a folder of extra rule files (repeatable); same id replaces a rule")  # fmt: skip
+    p.add_argument(
+        "--min-severity",
+        choices=SEVERITIES,
+        default="low",
+        help="show findings of this severity or higher",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        help=f"exit {EXIT_FINDINGS} when a shown finding has this severity or higher",
+    )
+    p.add_argument(
+        "--rules-dir",
+        action="append",
+        default=[],
+        type=Path,
+        help="a folder of extra rule files (repeatable); same id replaces a rule",
+    )
     p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    p.add_argument("--verbose", "-v", action="store_true",
-                   help="text: also list the rules checked and those not evaluated")  # fmt: skip
+    p.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="text: also list the rules checked and those not evaluated",
+    )
 
 
 def _at_least(f: Finding, severity: str) -> bool:
@@ -47,21 +63,37 @@ def _at_least(f: Finding, severity: str) -> bool:
 
 def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
     """The findings as readable text (one block per finding, most valuable first)."""
-    out = [f"{len(advice.findings)} finding(s) from {advice.rules} rules "
-           f"({len(advice.checked)} checked and fine, {len(advice.not_evaluated)} not evaluated)"]  # fmt: skip
+    out = [
+        f"{len(advice.findings)} finding(s) from {advice.rules} rules "
+        f"({len(advice.checked)} checked and fine, {len(advice.not_evaluated)} not evaluated)"
+    ]
     for i, f in enumerate(advice.findings, 1):
-        saving = (f", saves up to {f.estimated_saving_us / 1000:,.2f} ms/step"
-                  if f.estimated_saving_us else "")  # fmt: skip
-        out.append(f"\n{i}. [{f.severity.upper()}] {getattr(f.title, lang)}  ({f.id}, "
-                   f"{f.category}{saving})")  # fmt: skip
-        out += textwrap.wrap(getattr(f.message, lang), 96, initial_indent="   ",
-                             subsequent_indent="   ")  # fmt: skip
+        saving = (
+            f", saves up to {f.estimated_saving_us / 1000:,.2f} ms/step"
+            if f.estimated_saving_us
+            else ""
+        )
+        out.append(
+            f"\n{i}. [{f.severity.upper()}] {getattr(f.title, lang)}  ({f.id}, "
+            f"{f.category}{saving})"
+        )
+        out += textwrap.wrap(
+            getattr(f.message, lang), 96, initial_indent="   ", subsequent_indent="   "
+        )
         for a in f.actions:
-            out += textwrap.wrap(getattr(a, lang), 96, initial_indent="   - ",
-                                 subsequent_indent="     ")  # fmt: skip
+            out += textwrap.wrap(
+                getattr(a, lang), 96, initial_indent="   - ", subsequent_indent="     "
+            )
         if f.evidence:
-            shown = "; ".join(e.label + ("" if e.value is None else f" = {e.value:,.4g}"
-                              + (f" {e.unit}" if e.unit else "")) for e in f.evidence[:5])  # fmt: skip
+            shown = "; ".join(
+                e.label
+                + (
+                    ""
+                    if e.value is None
+                    else f" = {e.value:,.4g}" + (f" {e.unit}" if e.unit else "")
+                )
+                for e in f.evidence[:5]
+            )
             out.append(f"   evidence: {shown}" + (" ..." if len(f.evidence) > 5 else ""))
         if f.docs:
             out.append(f"   see {f.docs}")

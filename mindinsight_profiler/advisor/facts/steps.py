@@ -38,7 +38,7 @@ def step_evidence(
             step=str(name),
             start_ns=start,
             end_ns=end,
-        )  # fmt: skip
+        )
         for value, _, name, start, end in items
     )
 
