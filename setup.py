@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).parent
 
@@ -15,14 +16,31 @@ def _version() -> str:
     raise RuntimeError("no __version__ in mindinsight_profiler/_version.py")
 
 
+class BuildWithRules(build_py):
+    """Put the advisor's rule files (`rules/`) into the package as `mindinsight_profiler/_rules`.
+
+    The rules live at the top of the repository so that people find and edit them as data;
+    a wheel must still carry them (the advisor looks for `_rules` first).
+    """
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "mindinsight_profiler" / "_rules"
+        target.mkdir(parents=True, exist_ok=True)
+        for path in sorted((ROOT / "rules").iterdir()):
+            if path.suffix in (".toml", ".json", ".md"):
+                self.copy_file(str(path), str(target / path.name))
+
+
 setup(
+    cmdclass={"build_py": BuildWithRules},
     name="mindinsight_profiler",
     version=_version(),
     description="Training-performance dashboard and advisor for PyTorch and MindSpore profiles",
     long_description=(ROOT / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.10",
+    python_requires=">=3.11",
     packages=find_packages(include=["mindinsight_profiler", "mindinsight_profiler.*"]),
     include_package_data=True,
     install_requires=[
@@ -31,7 +49,7 @@ setup(
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],
     extras_require={
-        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8"],
+        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8", "jsonschema>=4"],
         "torch": ["torch>=2.0"],
         "mindspore": ["mindspore>=2.3"],
     },

@@ -55,6 +55,8 @@ def _check(node: ast.AST, names: set[str]) -> None:
         name = _dotted(node)
         if name is None:
             raise ExpressionError("attribute access is only allowed on names")
+        if any(part.startswith("_") for part in name.split(".")):
+            raise ExpressionError(f"{name}: names may not start with an underscore")
         if name not in ("True", "False", "None"):
             names.add(name)
         return

@@ -9,11 +9,11 @@ A user folder may add rules or replace a built-in rule by using its id.
 from __future__ import annotations
 
 import hashlib
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
-import tomllib
 
 from mindinsight_profiler.advisor.expr import ExpressionError, parse
 from mindinsight_profiler.advisor.facts import FACTS
