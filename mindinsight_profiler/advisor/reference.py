@@ -19,9 +19,10 @@ def _cell(text: str) -> str:
 
 
 def _severity(rule: Rule) -> str:
-    if isinstance(rule.severity, Graded):
-        return f"graded by `{rule.severity.by}` (high ≥ {rule.severity.high}, medium ≥ {rule.severity.medium})"
-    return rule.severity
+    s = rule.severity
+    if isinstance(s, Graded):
+        return f"graded by `{s.by}` (high ≥ {s.high}, medium ≥ {s.medium})"
+    return s
 
 
 def render() -> str:
