@@ -32,8 +32,8 @@ def schema_of(cls: type) -> dict[str, Any]:
     schema = msgspec.json.schema(cls)
     if cls is Rule:
         schema = _closed(schema)
-    titles = {Advice: "mindinsight advise --format json", Rule: "mindinsight advisor rule file"}
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": titles[cls],
+    title = "mindinsight advisor rule file" if cls is Rule else "mindinsight advise --format json"
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
             **schema}  # fmt: skip
 
 
