@@ -7,9 +7,11 @@ dashboard and the CLI can serve it without re-parsing; it is written atomically.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from mindinsight_profiler.analysis.op_filters import operator_mask
@@ -17,15 +19,18 @@ from mindinsight_profiler.analysis.ops import OpTree, op_tree
 from mindinsight_profiler.analysis.report import build_report, rows
 from mindinsight_profiler.analysis.tables import operator_table
 from mindinsight_profiler.collect.options import ProfilerOptions
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.errors import InputError, ProfilerError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.store.atomic import write_json_atomic
 
 REPORT_FILE = "analysis/report.json"
+ADVICE_FILE = "analysis/advice.json"
 #: Operator instances listed in the detail table (the slowest first).
 MAX_DETAIL_ROWS = 10_000
+
+log = logging.getLogger(__name__)
 
 
 def _op_path(trace: Trace, tree: OpTree, node: int) -> str:
@@ -94,8 +99,28 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
         options=options.to_json(),
         dataloader_probe=probe,
     )
+    _write_advice(profiler_dir, report, trace)
     write_json_atomic(profiler_dir / REPORT_FILE, report)
     return report
+
+
+def _write_advice(profiler_dir: Path, report: dict[str, Any], trace: Trace) -> None:
+    """`analysis/advice.json` beside the report, and its headline in `report["advice"]`.
+
+    Advice never fails the analysis itself.
+    """
+    from mindinsight_profiler.advisor import advise_report
+
+    try:
+        advice = advise_report(report, lambda: trace)
+    except ProfilerError as exc:  # e.g. an unreadable rule file in a broken install
+        log.warning("no advice: %s", exc)
+        return
+    write_json_atomic(profiler_dir / ADVICE_FILE, msgspec.to_builtins(advice))
+    report["advice"] = {"findings": [f.id for f in advice.findings]}
+    if advice.findings:
+        top = advice.findings[0]
+        report["advice"]["top"] = f"[{top.severity}] {top.title.en}"
 
 
 def summary(report: dict[str, Any], profiler_dir: Path) -> str:
@@ -108,9 +133,15 @@ def summary(report: dict[str, Any], profiler_dir: Path) -> str:
         f"{o['name']} {o['host_self_us'] / 1000:.1f} ms" for o in report["operators"][:3]
     )
     run = profiler_dir.parent
+    advice = report.get("advice") or {}
+    advice_line = (
+        f"  advice: {advice['top']} (+{len(advice['findings']) - 1} more: mindinsight advise)\n"
+        if advice.get("top")
+        else ""
+    )
     return (
         f"mindinsight_profiler: {steps['count']} steps of {report['worker']}, "
-        f"average {avg / 1000:.2f} ms\n  {shares}\n  top operators: {ops}\n"
+        f"average {avg / 1000:.2f} ms\n  {shares}\n  top operators: {ops}\n{advice_line}"
         f"  results: {profiler_dir / REPORT_FILE}\n"
         f"  view: mindinsight start --summary-base-dir {run.parent}"
     )

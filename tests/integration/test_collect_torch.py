@@ -90,6 +90,9 @@ def test_run_layout_and_written_results(single: tuple[dict, Any, Profiler]) -> N
     assert written["report_version"] == report["report_version"]
     assert written["steps"]["count"] == SCHEDULE[2]
     assert written["operator_details"] and "path" not in written["operator_details"][0]
+    advice = json.loads((prof.profiler_dir / "analysis/advice.json").read_text())
+    assert advice["rules"] >= 1 and advice["worker"] == "worker0"
+    assert written["advice"]["findings"] == [f["id"] for f in advice["findings"]]
 
 
 def test_probe_wait_agrees_with_trace(single: tuple[dict, Any, Profiler]) -> None:
