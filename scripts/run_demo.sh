@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install mindinsight_profiler into .venv and analyse real sample data.
-# Until the dashboard lands (issues 6-7) the product is the `mindinsight analyse` command.
+# Until the dashboard lands (issues 6-7) the product is `mindinsight analyse` and `advise`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -12,3 +12,5 @@ if [ ! -e "$SAMPLE" ]; then
   exit 2
 fi
 .venv/bin/mindinsight analyse "$SAMPLE" --top 15
+echo
+.venv/bin/mindinsight advise "$SAMPLE"
