@@ -8,6 +8,7 @@ atomically; an unreadable stored copy is recomputed, never served.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,8 +29,20 @@ from mindinsight_profiler.store.cache import Workspace
 log = logging.getLogger(__name__)
 
 
-def _stored_name(rules_dirs: Sequence[str | Path]) -> str:
-    key = f"{ADVICE_VERSION}-{__version__}-{rules_fingerprint(rules_dirs)}"
+def _run_fingerprint(run: Run | None) -> str:
+    """Cluster facts read the other ranks: their files' identity is part of the key."""
+    h = hashlib.sha256()
+    for f in run.files if run is not None else []:
+        try:
+            st = f.path.stat()
+        except OSError:
+            continue
+        h.update(f"{f.path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:12]
+
+
+def _stored_name(rules_dirs: Sequence[str | Path], run: Run | None) -> str:
+    key = f"{ADVICE_VERSION}-{__version__}-{rules_fingerprint(rules_dirs)}-{_run_fingerprint(run)}"
     return f"advice-{key}.json"
 
 
@@ -55,7 +68,7 @@ def advise_file(
     stored = None
     if workspace is not None:
         entry = workspace.entry(file.path, _variant(file.format, file.worker))
-        stored = entry.dir / _stored_name(rules_dirs)
+        stored = entry.dir / _stored_name(rules_dirs, run)
         try:
             return msgspec.json.decode(stored.read_bytes(), type=Advice)
         except FileNotFoundError:
