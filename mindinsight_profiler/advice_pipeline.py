@@ -86,6 +86,9 @@ def advise_file(
     if stored is not None and stored.parent.is_dir():
         try:
             write_json_atomic(stored, msgspec.to_builtins(advice))
+            for old in stored.parent.glob("advice-*.json"):  # advice of older rules or runs
+                if old != stored:
+                    old.unlink(missing_ok=True)
         except OSError as exc:
             log.warning("could not store advice %s: %s", stored, exc)
     return advice
