@@ -11,7 +11,10 @@ MindSpore's legacy export has no kernels on its timeline, only `hccl_raw_{rank}.
 per step the communication and wait cost, and per collective call its own cost. From it
 the step rows carry communication and the tool's wait time, and the split is left None.
 Per collective the durations of the calls in order are kept, so that `cluster.py` can match
-the k-th call across ranks.
+the k-th call across ranks. Per link (`src-dst` and transport) the tool's own bandwidth is
+kept, averaged over steps, so that links can be compared across ranks: Ascend's
+`communication_matrix.json` (`<type>-total` groups, GB/s) or MindSpore's `hccl_raw` link
+info (the tool's unit).
 """
 
 from __future__ import annotations
@@ -157,6 +160,43 @@ def _from_hccl(trace: Trace) -> dict[str, Any] | None:
     return {"source": "hccl_raw", "steps": rows, "collectives": collectives}
 
 
+def _links(trace: Trace) -> list[dict[str, Any]]:
+    """Mean bandwidth of each link this rank uses, as the tool reports it (see module doc)."""
+    matrix, hccl = trace.tables.get("communication_matrix"), trace.tables.get("hccl_links")
+    if matrix is not None and len(matrix["step"]):
+        groups = [g.split("@")[0].lower() for g in trace.strings.lookup(matrix["group"])]
+        keep = np.array([g.endswith("-total") for g in groups], dtype=bool)
+        src, dst = matrix["src_rank"][keep], matrix["dst_rank"][keep]
+        links = [f"{a}-{b}" for a, b in zip(src.tolist(), dst.tolist(), strict=True)]
+        transport = trace.strings.lookup(matrix["transport"][keep])
+        bandwidth, unit = matrix["bandwidth_gbps"][keep], "GB/s"
+    elif hccl is not None and len(hccl["step"]):
+        links = trace.strings.lookup(hccl["link"])
+        transport = trace.strings.lookup(hccl["transport"])
+        bandwidth, unit = hccl["bandwidth"], None
+    else:
+        return []
+    by_link: dict[tuple[str, str], list[float]] = {}
+    for link, kind, bw in zip(links, transport, bandwidth.tolist(), strict=True):
+        if np.isfinite(bw):
+            by_link.setdefault((link, kind), []).append(bw)
+    out = []
+    for (link, kind), values in sorted(by_link.items()):
+        src_s, _, dst_s = link.partition("-")
+        out.append(
+            {
+                "link": link,
+                "src": int(src_s) if src_s.isdigit() else None,
+                "dst": int(dst_s) if dst_s.isdigit() else None,
+                "transport": kind,
+                "bandwidth": float(np.mean(values)),
+                "unit": unit,
+                "steps": len(values),
+            }
+        )
+    return out
+
+
 def _average(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     keys = ("step_us", *STAGES, "communication_us", "tool_wait_us")
     out: dict[str, float | None] = {}
@@ -175,5 +215,6 @@ def communication_section(trace: Trace) -> dict[str, Any] | None:
         if "communication_us" not in row:
             row["communication_us"] = row["overlapped_us"] + row["exposed_communication_us"]
     section["rank"] = _rank(trace)
+    section["links"] = _links(trace)
     section["average"] = _average(section["steps"])
     return section

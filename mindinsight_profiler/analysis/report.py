@@ -24,7 +24,7 @@ from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_t
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 5
+REPORT_VERSION = 6
 
 
 def rows(table: Table) -> list[dict[str, Any]]:

@@ -1,3 +1,188 @@
-"""Facts: cluster (see registry.py for how facts work)."""
+"""Facts: the ranks of one run compared with each other (slow rank, waiting, slow links).
+
+They read `ctx.run_reports`, every worker's report of the run. One worker cannot be compared
+with anything, so with fewer than two ranks every cluster fact is unavailable ("needs 2+
+ranks"), never 0. A rank is the report's communication rank, else its distributed rank,
+else its position in the run (the same choice `analysis/cluster.py` makes).
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis.cluster import cluster_summary
+
+
+def rank_of(report: dict[str, Any], position: int) -> int:
+    for section in (report.get("communication"), report.get("distributed")):
+        rank = (section or {}).get("rank")
+        if isinstance(rank, int):
+            return rank
+    return position
+
+
+def _reports(ctx: Context) -> list[tuple[int, dict[str, Any]]]:
+    reports = ctx.run_reports
+    if len(reports) < 2:
+        raise Unavailable("needs 2+ ranks of the same run (this run has one worker)")
+    return sorted(((rank_of(r, i), r) for i, r in enumerate(reports)), key=lambda x: x[0])
+
+
+def cluster_facts_summary(
+    ctx: Context,
+) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
+    """`cluster_summary` over the run's reports (computed once), and the (rank, report)s."""
+    ranks = _reports(ctx)
+    if "cluster_summary" not in ctx.memo:
+        ctx.memo["cluster_summary"] = cluster_summary([r for _, r in ranks])
+    return ctx.memo["cluster_summary"], ranks
+
+
+def _rank_items(values: dict[int, float], label: str, page: str) -> tuple[Evidence, ...]:
+    """One `rank` evidence item per rank, largest value first."""
+    ordered = sorted(values.items(), key=lambda kv: -kv[1])
+    return tuple(
+        Evidence(kind="rank", label=f"rank {r}: {label}", page=page, value=v, unit="us", rank=r)
+        for r, v in ordered
+    )
+
+
+def _step_times(ctx: Context) -> dict[int, float]:
+    out = {}
+    for rank, report in _reports(ctx):
+        steps = report.get("steps") or {}
+        if steps.get("count"):
+            out[rank] = float(steps["average_us"])
+    if len(out) < 2:
+        raise Unavailable("needs steps on 2+ ranks")
+    return out
+
+
+@fact(
+    "cluster.step_excess",
+    "ratio",
+    "How far the slowest rank's mean step lies above the mean over all ranks, as a share of "
+    "that mean (MindInsight's cluster step-interval check); evidence: every rank's mean step.",
+    "2+ ranks of the same run",
+)
+def step_excess(ctx: Context) -> Observed:
+    times = _step_times(ctx)
+    mean = float(np.mean(list(times.values())))
+    evidence = _rank_items(times, "mean step", "cluster")
+    return Observed((max(times.values()) - mean) / mean, evidence)
+
+
+@fact(
+    "cluster.step_excess_us",
+    "us",
+    "Slowest rank's mean step minus the mean over all ranks, microseconds.",
+    "2+ ranks of the same run",
+)
+def step_excess_us(ctx: Context) -> float:
+    times = _step_times(ctx)
+    return max(times.values()) - float(np.mean(list(times.values())))
+
+
+@fact("cluster.slowest_rank", "number", "Rank with the longest mean step.", "2+ ranks")
+def slowest_rank(ctx: Context) -> int:
+    times = _step_times(ctx)
+    return max(times, key=lambda r: times[r])
+
+
+def _compute_times(ctx: Context) -> dict[int, float]:
+    """Per rank: mean time per step any compute kernel runs (alone or under communication)."""
+    out = {}
+    for rank, report in _reports(ctx):
+        average = (report.get("communication") or {}).get("average") or {}
+        alone, overlapped = average.get("computation_us"), average.get("overlapped_us")
+        if alone is None or overlapped is None:
+            raise Unavailable(f"rank {rank} has no kernel timeline to measure compute time")
+        out[rank] = float(alone) + float(overlapped)
+    return out
+
+
+@fact(
+    "cluster.compute_spread",
+    "ratio",
+    "(max - min) / mean over ranks of the per-step device compute time (kernels that are not "
+    "communication), the msprof-analyze slow-rank measure for the compute dimension; "
+    "evidence: every rank's compute time.",
+    "2+ ranks with collective kernels on a device timeline",
+)
+def compute_spread(ctx: Context) -> Observed:
+    times = _compute_times(ctx)
+    values = np.array(list(times.values()))
+    spread = float((values.max() - values.min()) / values.mean()) if values.mean() > 0 else 0.0
+    return Observed(spread, _rank_items(times, "compute per step", "cluster"))
+
+
+@fact(
+    "cluster.compute_excess_us",
+    "us",
+    "Largest per-step compute time of a rank minus the mean over ranks, microseconds: what the "
+    "others wait for that rank each step.",
+    "2+ ranks with collective kernels on a device timeline",
+)
+def compute_excess_us(ctx: Context) -> float:
+    values = list(_compute_times(ctx).values())
+    return max(values) - float(np.mean(values))
+
+
+def _links(ctx: Context) -> list[dict[str, Any]]:
+    """Every rank's links to another device (self links are local copies), with the rank."""
+    links = []
+    for rank, report in _reports(ctx):
+        for link in (report.get("communication") or {}).get("links") or []:
+            if link.get("src") is None or link["src"] != link.get("dst"):
+                links.append(dict(link, rank=rank))
+    if not links:
+        raise Unavailable("needs per-link bandwidth (Ascend communication_matrix, hccl_raw)")
+    return links
+
+
+def _link_gaps(ctx: Context) -> list[tuple[float, dict[str, Any]]]:
+    """(share below the mean bandwidth of the link's transport, link) for every link."""
+    links = _links(ctx)
+    means: dict[str, float] = {}
+    for kind in {link["transport"] for link in links}:
+        means[kind] = float(np.mean([x["bandwidth"] for x in links if x["transport"] == kind]))
+    return sorted(
+        ((1.0 - x["bandwidth"] / means[x["transport"]] if means[x["transport"]] > 0 else 0.0, x)
+         for x in links),
+        key=lambda gx: -gx[0],
+    )  # fmt: skip
+
+
+@fact(
+    "cluster.link_gap",
+    "ratio",
+    "How far the slowest link's bandwidth lies below the mean bandwidth of its transport type "
+    "(HCCS, SDMA, RDMA, ...) over every link of every rank, as a share of that mean "
+    "(MindInsight's cluster link check); evidence: the links, slowest first.",
+    "2+ ranks with per-link bandwidth (Ascend communication_matrix, MindSpore hccl_raw)",
+)
+def link_gap(ctx: Context) -> Observed:
+    gaps = _link_gaps(ctx)
+    evidence = tuple(
+        Evidence(
+            kind="metric",
+            label=f"rank {x['rank']} link {x['link']} {x['transport']}: {gap:.0%} below the mean",
+            page="communication",
+            value=x["bandwidth"],
+            unit=x.get("unit") or "tool units",
+            name=f"{x['link']} {x['transport']}",
+            rank=x["rank"],
+        )
+        for gap, x in gaps
+        if gap > 0
+    )
+    return Observed(gaps[0][0], evidence)
+
+
+@fact("cluster.links", "count", "Number of device-to-device links compared.", "per-link data")
+def link_count(ctx: Context) -> int:
+    return len(_links(ctx))
