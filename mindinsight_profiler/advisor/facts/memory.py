@@ -1,3 +1,176 @@
-"""Facts: memory (see registry.py for how facts work)."""
+"""Facts: host <-> device memory traffic and device-memory allocator calls.
+
+Both are read from the trace's events: Kineto names every copy after its direction and the
+kind of host memory ("Memcpy HtoD (Pageable -> Device)"), and records the allocator's runtime
+calls (cudaMalloc, cudaFree, ...) like any other runtime API call.
+"""
 
 from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from mindinsight_profiler.advisor.facts.compute import gpu_trace, step_of, step_windows
+from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.trace import Trace
+
+#: Device and pinned-host allocator calls (not the stream-ordered *Async ones, which are cheap).
+ALLOCATOR_CALLS = frozenset(
+    {
+        "cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc",
+        "cudaMallocManaged", "cudaMallocPitch", "cuMemAlloc", "cuMemFree", "cuMemAlloc_v2",
+        "cuMemFree_v2", "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree",
+        "hipMallocManaged", "hipExtMallocWithFlags",
+    }
+)  # fmt: skip
+
+
+def _is_pageable_h2d(name: str) -> bool:
+    return "HtoD" in name and "Pageable" in name
+
+
+def _in_steps(ctx: Context, rows: np.ndarray, trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    step = step_of(ctx, trace.events["start_ns"][rows])
+    return rows[step >= 0], step[step >= 0]
+
+
+def _calling_op(trace: Trace, device_rows: np.ndarray) -> list[str]:
+    """The operator that launched each device item (device item -> runtime -> operator)."""
+    ev = trace.events
+    rt = ev["caller"][device_rows]
+    op = np.where(rt >= 0, ev["caller"][np.clip(rt, 0, None)], -1)
+    codes = np.where(op >= 0, ev["name"][np.clip(op, 0, None)], -1)
+    return [s or "(no operator)" for s in trace.strings.lookup(codes)]
+
+
+def _pageable(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
+    trace = gpu_trace(ctx)
+    ev = trace.events
+    copies = np.flatnonzero(ev["kind"] == Kind.MEMCPY)
+    copies = copies[trace.names_matching(_is_pageable_h2d)[copies]]
+    rows, step = _in_steps(ctx, copies, trace)
+    return trace, rows, step
+
+
+@fact(
+    "memcpy.pageable_h2d_calls",
+    "count",
+    "Host-to-device copies from pageable (not pinned) host memory per step ('Memcpy HtoD "
+    "(Pageable -> Device)'): each is staged through a driver buffer and cannot overlap compute.",
+    "a GPU trace",
+)
+def pageable_calls(ctx: Context) -> float:
+    names, _, _ = step_windows(ctx)
+    return len(_pageable(ctx)[1]) / len(names)
+
+
+@fact(
+    "memcpy.pageable_h2d_us",
+    "us",
+    "Average per-step device time of those copies, microseconds. Evidence: the operators "
+    "that issued them and the longest copies as timeline ranges.",
+    "a GPU trace",
+)
+def pageable_us(ctx: Context) -> Observed:
+    trace, rows, step = _pageable(ctx)
+    names, _, _ = step_windows(ctx)
+    ev = trace.events
+    dur = ev["end_ns"][rows] - ev["start_ns"][rows]
+    ops = _calling_op(trace, rows)
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for op, ns in zip(ops, dur.tolist(), strict=True):
+        totals[op][0] += ns
+        totals[op][1] += 1
+    evidence = [
+        Evidence(
+            kind="operator",
+            label=f"{op}: {count} pageable host-to-device copies, {ns / 1000:,.0f} us",
+            page="operators",
+            value=round(ns / 1000.0, 3),
+            unit="us",
+            name=op,
+        )
+        for op, (ns, count) in sorted(totals.items(), key=lambda kv: -kv[1][0])[:5]
+    ]
+    for i in np.argsort(-dur, kind="stable")[:5].tolist():
+        evidence.append(
+            Evidence(
+                kind="time_range",
+                label=f"{trace.strings[int(ev['name'][rows[i]])]} {dur[i] / 1000:,.0f} us",
+                page="timeline",
+                value=round(float(dur[i]) / 1000.0, 3),
+                unit="us",
+                step=names[step[i]],
+                name=ops[i],
+                start_ns=int(ev["start_ns"][rows[i]]),
+                end_ns=int(ev["end_ns"][rows[i]]),
+            )
+        )
+    return Observed(float(dur.sum()) / 1000.0 / len(names), tuple(evidence))
+
+
+def _allocator(ctx: Context) -> tuple[Trace, np.ndarray]:
+    trace = gpu_trace(ctx)
+    ev = trace.events
+    runtime = ev["kind"] == Kind.RUNTIME
+    if not runtime.any():
+        raise Unavailable("the trace has no runtime API events")
+    calls = np.flatnonzero(runtime & trace.names_matching(lambda s: s in ALLOCATOR_CALLS))
+    return trace, _in_steps(ctx, calls, trace)[0]
+
+
+@fact(
+    "alloc.host_total_us",
+    "us",
+    "Host time in device/pinned-memory allocator calls (cudaMalloc, cudaFree, cudaHostAlloc, "
+    "hipMalloc, ...) over all steps, microseconds. Evidence: the calling operators.",
+    "a GPU trace with runtime API events",
+)
+def alloc_total_us(ctx: Context) -> Observed:
+    trace, calls = _allocator(ctx)
+    ev = trace.events
+    dur = ev["end_ns"][calls] - ev["start_ns"][calls]
+    op = ev["caller"][calls]
+    ops = trace.strings.lookup(np.where(op >= 0, ev["name"][np.clip(op, 0, None)], -1))
+    apis = trace.strings.lookup(ev["name"][calls])
+    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for name, api, ns in zip(ops, apis, dur.tolist(), strict=True):
+        totals[(name or "(no operator)", api)][0] += ns
+        totals[(name or "(no operator)", api)][1] += 1
+    evidence = tuple(
+        Evidence(
+            kind="operator",
+            label=f"{api} from {name}: {count} calls, {ns / 1000:,.0f} us",
+            page="operators",
+            value=round(ns / 1000.0, 3),
+            unit="us",
+            name=name,
+        )
+        for (name, api), (ns, count) in sorted(totals.items(), key=lambda kv: -kv[1][0])[:10]
+    )
+    return Observed(float(dur.sum()) / 1000.0, evidence)
+
+
+@fact(
+    "alloc.host_us",
+    "us",
+    "alloc.host_total_us averaged per step, microseconds.",
+    "a GPU trace with runtime API events",
+)
+def alloc_us(ctx: Context) -> float | None:
+    total = ctx.value("alloc.host_total_us")
+    names, _, _ = step_windows(ctx)
+    return None if total is None else total / len(names)
+
+
+@fact(
+    "alloc.calls",
+    "count",
+    "Number of allocator calls (see alloc.host_total_us) over all steps.",
+    "a GPU trace with runtime API events",
+)
+def alloc_calls(ctx: Context) -> int:
+    return len(_allocator(ctx)[1])

@@ -1,0 +1,44 @@
+"""Memory-traffic and allocator rules on real GPU traces.
+
+memory_near_capacity is not a rule: no available trace comes near its device's memory
+(peaks are 8-20 % of 32-40 GB), so it could not be shown to fire.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.conftest import shared
+
+
+def test_resnet_inputs_are_copied_from_pageable_memory(advisor_ws: Path) -> None:
+    f = fires(advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws), "pageable_memcpy")
+    # All memcpy of this run are pageable HtoD input copies: plugin Memcpy 1,915 us per step.
+    assert f.facts["memcpy.pageable_h2d_calls"] == 2.0
+    assert abs(f.estimated_saving_us - 1915) < 1
+    assert f.severity == "low"
+    ops = [e for e in f.evidence if e.kind == "operator"]
+    assert [e.name for e in ops] == ["aten::copy_"]
+    ranges = [e for e in f.evidence if e.kind == "time_range"]
+    assert len(ranges) == 5 and all(e.page == "timeline" and e.end_ns > e.start_ns for e in ranges)
+
+
+def test_pinned_input_copies_are_fine(advisor_ws: Path) -> None:
+    # trace_diff/control copies inputs HtoD from pinned memory only (150 "Pinned -> Device")
+    does_not_fire(advise_path(shared("hta/trace_diff/control"), advisor_ws), "pageable_memcpy")
+
+
+def test_benchmark_allocating_in_the_step_is_flagged(advisor_ws: Path) -> None:
+    f = fires(advise_path(shared("hta/critical_path/simple_add"), advisor_ws), "allocator_calls")
+    # 24 cudaMalloc, 15 cudaFree and 1 cudaHostAlloc inside the one step
+    assert f.facts["alloc.calls"] == 40
+    assert f.facts["alloc.host_total_us"] > 10_000
+    assert f.severity == "high"
+    names = {e.name for e in f.evidence if e.kind == "operator"}
+    assert "[param|clear_cache]" in names and "aten::cudnn_convolution" in names
+
+
+def test_warm_caching_allocator_is_fine(advisor_ws: Path) -> None:
+    advice = advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws)
+    does_not_fire(advice, "allocator_calls")
