@@ -41,8 +41,17 @@ def _run_fingerprint(run: Run | None) -> str:
     return h.hexdigest()[:12]
 
 
+def _code_fingerprint() -> str:
+    """The advisor's own code (facts change between releases too, and during development)."""
+    h = hashlib.sha256(f"{ADVICE_VERSION}-{__version__}".encode())
+    for path in sorted(Path(__file__).parent.joinpath("advisor").rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:12]
+
+
 def _stored_name(rules_dirs: Sequence[str | Path], run: Run | None) -> str:
-    key = f"{ADVICE_VERSION}-{__version__}-{rules_fingerprint(rules_dirs)}-{_run_fingerprint(run)}"
+    key = f"{_code_fingerprint()}-{rules_fingerprint(rules_dirs)}-{_run_fingerprint(run)}"
     return f"advice-{key}.json"
 
 
