@@ -197,16 +197,8 @@ def _queue(ctx: Context, name: str) -> dict[str, Any]:
 
 def _queue_evidence(q: dict[str, Any], label: str) -> tuple[Evidence, ...]:
     text = f"{label}: empty in {q['empty']} of {q['samples']} batches"
-    return (
-        Evidence(
-            kind="queue",
-            label=text,
-            page="data_pipeline",
-            value=float(q["empty_rate"]),
-            unit="ratio",
-            name=q["name"],
-        ),
-    )
+    rate = float(q["empty_rate"])
+    return (Evidence("queue", text, "data_pipeline", rate, "ratio", name=q["name"]),)
 
 
 for _name, _label in (("host_queue", "host queue"), ("chip_queue", "chip (GetNext) queue")):
