@@ -9,7 +9,10 @@ values; the model keeps only the points (converted to ns) so every figure is rec
 `analysis.step_trace`, and can be checked against the file.
 
 The last row is an average (`step_num` "-", or "0" in hand-edited fixtures); rows whose
-step number is not a positive integer are summary rows and are not steps.
+step number is not a positive integer are summary rows and are not steps. The stage
+durations of the last summary row are kept as written (`profiler_average_ns`, in
+`trace.meta["step_trace_profiler_average_ns"]`): MindInsight's advisor reads that row, not
+a recomputed average, so parity with it needs the profiler's own figures.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ms_events import TraceBuilder
-from mindinsight_profiler.formats.side_files import read_csv, read_json
+from mindinsight_profiler.formats.side_files import CsvTable, read_csv, read_json
 from mindinsight_profiler.model.kinds import Kind
 
 #: Ascend system counter: 100 MHz, i.e. 10 ns per tick (MindInsight: 100,000 per ms).
@@ -56,6 +59,7 @@ def read_step_trace_csv(path: Path, hz: int = SYSCNT_HZ) -> dict[str, Any]:
     is_step = np.array([s.isdigit() and int(s) > 0 for s in step_cells], dtype=bool)
     if not is_step.any():
         raise InputError(path, "no step rows (only summary rows)")
+    average = _summary_row(table.select(~is_step), hz)
     table = table.select(is_step)
 
     def points(name: str) -> np.ndarray:
@@ -79,7 +83,26 @@ def read_step_trace_csv(path: Path, hz: int = SYSCNT_HZ) -> dict[str, Any]:
         "stages": stages,
         "stage_start_ns": [points(s + _SUFFIX_START) for s in stages],
         "stage_end_ns": [points(s + _SUFFIX_END) for s in stages],
+        "profiler_average_ns": average,
     }
+
+
+def _summary_row(summary: CsvTable, hz: int) -> dict[str, int] | None:
+    """Stage durations (ns) of the last summary row as the profiler wrote them, or None.
+
+    An unreadable summary row is ignored: the steps do not depend on it.
+    """
+    if not summary.rows:
+        return None
+    last = summary.select(np.arange(len(summary.rows)) == len(summary.rows) - 1)
+    out = {}
+    for col in ("total", "iteration_interval", "fp_and_bp", "fp", "tail"):
+        if last.has(col):
+            try:
+                out[col] = int(syscnt_to_ns(last.numbers(col, "int64"), hz)[0])
+            except InputError:
+                continue
+    return out or None
 
 
 def add_step_trace(builder: TraceBuilder, parsed: dict[str, Any]) -> None:
@@ -90,6 +113,8 @@ def add_step_trace(builder: TraceBuilder, parsed: dict[str, Any]) -> None:
     """
     step = parsed["step"]
     n = len(step)
+    if parsed.get("profiler_average_ns"):
+        builder.meta["step_trace_profiler_average_ns"] = parsed["profiler_average_ns"]
     builder.add_table(
         STEP_TABLE,
         {k: parsed[k] for k in ("step", "start_ns", "fp_ns", "bp_ns", "end_ns")},
