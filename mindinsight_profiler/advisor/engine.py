@@ -122,12 +122,8 @@ def advise(
             if any(req not in fired for req in by_id[rid].requires):
                 fired.discard(rid)
                 changed = True
-    suppressed = [
-        Suppressed(rid, by=other)
-        for rid in sorted(fired)
-        for other in sorted(fired)
-        if rid in by_id[other].suppresses
-    ]
+    hiders = {rid: [o for o in sorted(fired) if rid in by_id[o].suppresses] for rid in fired}
+    suppressed = [Suppressed(rid, by=hiders[rid][0]) for rid in sorted(fired) if hiders[rid]]
     hidden = {s.id for s in suppressed}
     findings = sorted(
         (

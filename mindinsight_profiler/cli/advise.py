@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Finding
+from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import discover
 
@@ -61,6 +61,21 @@ def _at_least(f: Finding, severity: str) -> bool:
     return SEVERITY_RANK[f.severity] <= SEVERITY_RANK[severity]
 
 
+def _evidence(e: Evidence) -> str:
+    """`label = value unit`, times in whole microseconds, shares as percentages."""
+    if e.value is None:
+        return e.label
+    if e.unit in ("us", "ns", "bytes", "count"):
+        value = f"{e.value:,.0f}"
+    elif e.unit == "ratio":
+        return f"{e.label} = {e.value:.1%}"
+    else:
+        value = f"{e.value:,.4g}"
+    if value in e.label:  # the label states it already
+        return e.label
+    return f"{e.label} = {value}" + (f" {e.unit}" if e.unit and e.unit != "count" else "")
+
+
 def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
     """The findings as readable text (one block per finding, most valuable first)."""
     out = [
@@ -85,15 +100,7 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
                 getattr(a, lang), 96, initial_indent="   - ", subsequent_indent="     "
             )
         if f.evidence:
-            shown = "; ".join(
-                e.label
-                + (
-                    ""
-                    if e.value is None
-                    else f" = {e.value:,.4g}" + (f" {e.unit}" if e.unit else "")
-                )
-                for e in f.evidence[:5]
-            )
+            shown = "; ".join(_evidence(e) for e in f.evidence[:5])
             out.append(f"   evidence: {shown}" + (" ..." if len(f.evidence) > 5 else ""))
         if f.docs:
             out.append(f"   see {f.docs}")

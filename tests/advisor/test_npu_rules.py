@@ -10,7 +10,7 @@ from tests.conftest import shared
 
 def test_free_time_fires_with_the_ascend_tools_own_figure(advisor_ws: Path) -> None:
     advice = advise_path(shared("ascend_pytorch/level0"), advisor_ws, worker="rank0")
-    f = fires(advice, "npu_free_time")
+    f = fires(advice, "device_free_time")
     # step_trace_time.csv: Free 25,908.102 us of Stage 116,251.25 us.
     assert abs(f.facts["free_time.share"] - 25_908.102 / 116_251.25) < 1e-6
     assert abs(f.estimated_saving_us - 25_908.102) < 0.01
@@ -21,14 +21,14 @@ def test_free_time_fires_with_the_ascend_tools_own_figure(advisor_ws: Path) -> N
 def test_free_time_does_not_fire_on_a_busy_gpu(advisor_ws: Path) -> None:
     # Kernel + memcpy + memset + communication cover 96.4 % of the 124,086 us step.
     advice = advise_path(shared("hta/trace_diff/test"), advisor_ws)
-    does_not_fire(advice, "npu_free_time")
-    (c,) = [c for c in advice.checked if c.id == "npu_free_time"]
+    does_not_fire(advice, "device_free_time")
+    (c,) = [c for c in advice.checked if c.id == "device_free_time"]
     assert abs(c.facts["free_time.share"] - 0.036) < 0.001
 
 
 def test_free_time_is_unknown_without_device_activity(advisor_ws: Path) -> None:
     advice = advise_path(shared("mindspore_legacy/cluster_propose"), advisor_ws)
-    assert any(n.id == "npu_free_time" for n in advice.not_evaluated)
+    assert any(n.id == "device_free_time" for n in advice.not_evaluated)
 
 
 def test_aicpu_ops_fire_on_mindspore_aicpu_kernels(advisor_ws: Path) -> None:
