@@ -33,7 +33,7 @@ def test_one_sleeping_step_is_an_outlier(planted: Path, advisor_ws: Path) -> Non
     # (and, on a loaded machine, maybe another among the three longest shown).
     slow = [e.value - median for e in f.evidence if e.value > 1.5 * median]
     assert f.estimated_saving_us == pytest.approx(sum(slow) / 6, rel=1e-3)
-    assert f.estimated_saving_us >= (slowest.value - median) / 6 > 45_000
+    assert f.estimated_saving_us + 0.001 >= (slowest.value - median) / 6 > 45_000
     assert f.severity == "high"
     assert slowest.end_ns - slowest.start_ns == pytest.approx(slowest.value * 1000, abs=1)
 
