@@ -125,7 +125,7 @@ def _merge(batches: list[Batch]) -> tuple[dict, dict, dict, StringTable, list, l
     strings = StringTable()
     track_index: dict[tuple[str, str], int] = {}
     tables: dict[str, dict[str, list[np.ndarray]]] = {"events": {}, "memory": {}, "flows": {}}
-    string_cols = {"name", "cat", "grid", "block", "input_dims", "call_stack"}
+    string_cols = {"name", "cat", "grid", "block", "input_dims", "input_types", "call_stack"}
     metadata: list[tuple[str, str, str, str]] = []
     for b in batches:
         smap = np.append(strings.merge(b.strings), np.int32(-1))  # code -1 stays -1

@@ -2,11 +2,46 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="session")
 def advisor_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("advisor-workspace")
+
+
+#: Every plant the rule tests use, generated in one subprocess (torch is imported once).
+PLANTS = (
+    "none",
+    "float64",
+    "sleep_step",
+    "sleep_every",
+    "leak",
+    "dataparallel",
+    "foreach",
+    "manual_attention",
+    "zero_grad_memset",
+)
+
+
+@pytest.fixture(scope="session")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with one real torch CPU trace per plant (`planted / "leak"`, ...).
+
+    Generated once per session by tests/advisor/planted.py with the current Python.
+    """
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: planted-problem traces need a real torch run")
+    out = tmp_path_factory.mktemp("planted")
+    cmd = [sys.executable, "-m", "tests.advisor.planted", "--out", str(out), "--plant", *PLANTS]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"planted traces failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return out

@@ -1,3 +1,215 @@
-"""Facts: config (see registry.py for how facts work)."""
+"""Facts: training-loop configuration seen in a PyTorch trace (DataParallel, optimizer).
+
+torch.optim wraps `step()` and `zero_grad()` in record_function spans named
+`Optimizer.step#<Class>.step` and `Optimizer.zero_grad#<Class>.zero_grad`, and
+nn.DataParallel wraps its forward in `DataParallel.forward`; what runs inside those spans
+tells how the optimizer is implemented and whether gradients are memset.
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.advisor.facts.operators import steps_count, tree_of
+from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.trace import Trace
+
+_MULTI_TENSOR = ("aten::_foreach_", "aten::_fused_")
+_FILL = ("aten::zero_", "aten::fill_")
+
+
+def _pytorch(ctx: Context) -> Trace:
+    trace = ctx.trace
+    if ctx.report.get("format") != "kineto" or trace is None:
+        raise Unavailable("needs a PyTorch (Kineto) trace")
+    if not (trace.kind == Kind.CPU_OP).any():
+        raise Unavailable("needs operator events in the PyTorch trace")
+    return trace
+
+
+def _spans(trace: Trace, prefix: str) -> np.ndarray:
+    return np.flatnonzero(
+        trace.names_matching(lambda s: s.startswith(prefix)) & (trace.kind == Kind.USER_ANNOTATION)
+    )
+
+
+def _top_ops_inside(trace: Trace, spans: np.ndarray) -> list[np.ndarray]:
+    """For each span: the operators it calls directly (not those nested in other operators)."""
+    ev = trace.events
+    parent = ev["parent"]
+    ops = np.flatnonzero(
+        (ev["kind"] == Kind.CPU_OP)
+        & ((parent < 0) | (ev["kind"][np.clip(parent, 0, None)] != Kind.CPU_OP))
+    )
+    ops = ops[np.argsort(ev["start_ns"][ops], kind="stable")]
+    starts = ev["start_ns"][ops]
+    out = []
+    for s in spans.tolist():
+        lo, hi = np.searchsorted(starts, [ev["start_ns"][s], ev["end_ns"][s]], side="left")
+        inside = ops[lo:hi]
+        inside = inside[
+            (ev["track"][inside] == ev["track"][s]) & (ev["end_ns"][inside] <= ev["end_ns"][s])
+        ]
+        out.append(inside)
+    return out
+
+
+def _optimizer(ctx: Context) -> dict[str, Any]:
+    if "optimizer" in ctx.memo:
+        return ctx.memo["optimizer"]
+    trace = _pytorch(ctx)
+    spans = _spans(trace, "Optimizer.step#")
+    if not len(spans):
+        raise Unavailable("needs torch.optim Optimizer.step spans in the trace")
+    calls = _top_ops_inside(trace, spans)
+    names = [trace.strings.lookup(trace.events["name"][c]) for c in calls]
+    multi = sum(sum(n.startswith(_MULTI_TENSOR) for n in call) for call in names)
+    single = sum(sum(not n.startswith(_MULTI_TENSOR) for n in call) for call in names)
+    first = trace.strings[int(trace.events["name"][spans[0]])]
+    ev = trace.events
+    out = {
+        "per_tensor": single / len(spans),
+        "multi_tensor": multi / len(spans),
+        "optimizer": first.split("#", 1)[-1].rsplit(".", 1)[0],
+        "evidence": tuple(
+            Evidence(
+                kind="time_range",
+                label=f"{first}: {len(c)} operator calls",
+                page="timeline",
+                value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
+                unit="us",
+                name=first,
+                start_ns=int(ev["start_ns"][s]),
+                end_ns=int(ev["end_ns"][s]),
+            )
+            for s, c in zip(spans.tolist(), calls, strict=True)
+        ),
+    }
+    ctx.memo["optimizer"] = out
+    return out
+
+
+@fact(
+    "optimizer.per_tensor_ops",
+    "count",
+    "Operator calls per optimizer step made one tensor at a time (aten::add_, mul_, ... "
+    "called directly by Optimizer.step, not aten::_foreach_* / aten::_fused_*); evidence: "
+    "the Optimizer.step spans.",
+    "torch.optim Optimizer.step spans in a PyTorch trace",
+)
+def per_tensor_ops(ctx: Context) -> Observed:
+    got = _optimizer(ctx)
+    return Observed(got["per_tensor"], got["evidence"])
+
+
+@fact(
+    "optimizer.multi_tensor_ops",
+    "count",
+    "Multi-tensor (aten::_foreach_*) or fused (aten::_fused_*) operator calls per optimizer step.",
+    "torch.optim Optimizer.step spans in a PyTorch trace",
+)
+def multi_tensor_ops(ctx: Context) -> float:
+    return float(_optimizer(ctx)["multi_tensor"])
+
+
+@fact("optimizer.name", "text", "The torch.optim class used.", "Optimizer.step spans")
+def optimizer_name(ctx: Context) -> str:
+    return str(_optimizer(ctx)["optimizer"])
+
+
+def _zero_grad(ctx: Context) -> dict[str, Any]:
+    if "zero_grad" in ctx.memo:
+        return ctx.memo["zero_grad"]
+    trace = _pytorch(ctx)
+    spans = _spans(trace, "Optimizer.zero_grad#")
+    if not len(spans):
+        raise Unavailable("needs torch.optim Optimizer.zero_grad spans in the trace")
+    calls = np.concatenate(_top_ops_inside(trace, spans))
+    fills = calls[trace.names_matching(lambda s: s in _FILL)[calls]]
+    tree = tree_of(ctx, trace)
+    local = np.searchsorted(tree.index, fills)
+    host = float(tree.host_total_ns[local].sum())
+    device = float(tree.device_total_ns[local].sum())
+    ev = trace.events
+    out = {
+        "fills": len(fills) / len(spans),
+        "us": max(host, device) / 1000.0 / steps_count(ctx),
+        "evidence": tuple(
+            Evidence(
+                kind="time_range",
+                label=f"zero_grad memsets {int(np.isin(fills, c).sum())} gradients",
+                page="timeline",
+                value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
+                unit="us",
+                name=trace.strings[int(ev["name"][s])],
+                start_ns=int(ev["start_ns"][s]),
+                end_ns=int(ev["end_ns"][s]),
+            )
+            for s, c in zip(spans.tolist(), _top_ops_inside(trace, spans), strict=True)
+        ),
+    }
+    ctx.memo["zero_grad"] = out
+    return out
+
+
+@fact(
+    "optimizer.zero_grad_fills",
+    "count",
+    "aten::zero_ / aten::fill_ calls per Optimizer.zero_grad call (gradients set to zero "
+    "instead of to None); evidence: the zero_grad spans.",
+    "torch.optim Optimizer.zero_grad spans in a PyTorch trace",
+)
+def zero_grad_fills(ctx: Context) -> Observed:
+    got = _zero_grad(ctx)
+    return Observed(got["fills"], got["evidence"])
+
+
+@fact(
+    "optimizer.zero_grad_fill_us",
+    "us",
+    "Time per step of those zero_/fill_ calls (host time, or the device time they launched "
+    "when larger), microseconds.",
+    "torch.optim Optimizer.zero_grad spans in a PyTorch trace",
+)
+def zero_grad_fill_us(ctx: Context) -> float:
+    return float(_zero_grad(ctx)["us"])
+
+
+def _is_data_parallel(name: str) -> bool:
+    return name == "DataParallel.forward" or name.startswith("nn.Module: DataParallel_")
+
+
+@fact(
+    "config.data_parallel_calls",
+    "count",
+    "nn.DataParallel forward calls per step (its DataParallel.forward span, or the "
+    "nn.Module: DataParallel_* frame of with_modules); 0 when module frames show none.",
+    "a PyTorch (Kineto) trace with module frames (with_modules=True)",
+)
+def data_parallel_calls(ctx: Context) -> Observed:
+    trace = _pytorch(ctx)
+    hits = np.flatnonzero(trace.names_matching(_is_data_parallel))
+    if not len(hits) and not trace.names_matching(lambda s: s.startswith("nn.Module: ")).any():
+        # Without module frames a DataParallel whose torch emits no span would go unseen.
+        raise Unavailable("needs module frames (torch.profiler with_modules=True)")
+    spans = hits[trace.kind[hits] == Kind.USER_ANNOTATION]
+    spans = spans if len(spans) else hits[trace.kind[hits] == Kind.PYTHON_FUNCTION]
+    ev = trace.events
+    evidence = tuple(
+        Evidence(
+            kind="time_range",
+            label="nn.DataParallel forward",
+            page="timeline",
+            value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
+            unit="us",
+            name=trace.strings[int(ev["name"][s])],
+            start_ns=int(ev["start_ns"][s]),
+            end_ns=int(ev["end_ns"][s]),
+        )
+        for s in spans[:3].tolist()
+    )
+    return Observed(len(spans) / steps_count(ctx), evidence)

@@ -1,0 +1,146 @@
+"""Real torch.profiler traces of a tiny training loop, with one performance problem planted.
+
+The advisor's operator, precision, optimizer, stability and configuration rules need runs
+where a problem is known to be present (and the same run without it), and public traces
+rarely come in such pairs. This script trains a small attention classifier on the CPU under
+torch.profiler and, with `--plant`, introduces exactly one problem:
+
+  none              the clean run (SDPA attention, SGD default implementation, set_to_none)
+  float64           model and data in float64
+  sleep_step        time.sleep(0.3) in one active step only (an outlier step)
+  sleep_every       an untraced time.sleep(0.02) in every step (time no operator accounts for)
+  leak              a 1 MiB tensor per step kept alive in a list (memory grows)
+  dataparallel      the model wrapped in torch.nn.DataParallel
+  foreach           the optimizer built with foreach=True (multi-tensor kernels)
+  manual_attention  attention written by hand: matmul -> softmax -> matmul
+  zero_grad_memset  optimizer.zero_grad(set_to_none=False): gradients are memset every step
+
+Usage: python -m tests.advisor.planted --plant NAME [NAME ...] --out DIR [--active N]
+Each trace is written as DIR/<plant>/<plant>.<pid>.pt.trace.json (tensorboard_trace_handler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+PLANTS = (
+    "none",
+    "float64",
+    "sleep_step",
+    "sleep_every",
+    "leak",
+    "dataparallel",
+    "foreach",
+    "manual_attention",
+    "zero_grad_memset",
+)
+
+
+def build(plant: str):
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    class Attention(nn.Module):
+        def __init__(self, dim: int, heads: int, manual: bool) -> None:
+            super().__init__()
+            self.heads, self.manual = heads, manual
+            self.qkv = nn.Linear(dim, 3 * dim)
+            self.out = nn.Linear(dim, dim)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            b, s, d = x.shape
+            q, k, v = self.qkv(x).view(b, s, 3, self.heads, d // self.heads).unbind(2)
+            q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+            if self.manual:
+                scores = torch.matmul(q, k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+                y = torch.matmul(torch.softmax(scores, dim=-1), v)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v)
+            return self.out(y.transpose(1, 2).reshape(b, s, d))
+
+    class Block(nn.Module):
+        def __init__(self, dim: int, manual: bool) -> None:
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.attn = Attention(dim, 4, manual)
+            self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x = x + self.attn(self.norm1(x))
+            return x + self.mlp(self.norm2(x))
+
+    class Classifier(nn.Module):
+        def __init__(self, manual: bool) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(500, 64)
+            self.blocks = nn.Sequential(Block(64, manual), Block(64, manual))
+            self.head = nn.Linear(64, 4)
+
+        def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+            return self.head(self.blocks(self.embed(tokens)).mean(dim=1))
+
+    model: nn.Module = Classifier(manual=plant == "manual_attention")
+    if plant == "float64":
+        model = model.double()  # the logits, and so the loss, are float64 as well
+    if plant == "dataparallel":
+        model = nn.DataParallel(model)
+    extra = {"foreach": True} if plant == "foreach" else {}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, **extra)
+    return model, optimizer
+
+
+def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
+    """Train under torch.profiler with `plant`; the trace goes to `out` (one file per run)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model, optimizer = build(plant)
+    steps = 2 + active  # schedule: wait 1, warmup 1, then the active steps
+    tokens = torch.randint(0, 500, (steps, 16, 32))
+    labels = torch.randint(0, 4, (steps, 16))
+    kept: list[torch.Tensor] = []
+    out.mkdir(parents=True, exist_ok=True)
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
+        on_trace_ready=tensorboard_trace_handler(str(out), worker_name=plant),
+        record_shapes=True,
+        profile_memory=True,
+        with_stack=True,
+        with_modules=True,
+    ) as prof:
+        for step in range(steps):
+            loss = torch.nn.functional.cross_entropy(model(tokens[step]), labels[step])
+            optimizer.zero_grad(set_to_none=plant != "zero_grad_memset")
+            loss.backward()
+            optimizer.step()
+            if plant == "leak":  # features kept for "later": 1 MiB more per step
+                kept.append(torch.zeros(256, 1024))
+            if plant == "sleep_every":
+                time.sleep(0.02)
+            if plant == "sleep_step" and step == 2 + outlier_step:
+                time.sleep(0.3)
+            prof.step()
+    meta = {"plant": plant, "active": active, "torch": torch.__version__}
+    (out / f"{plant}.meta.json").write_text(json.dumps(meta))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    ap.add_argument("--plant", choices=PLANTS, nargs="+", default=["none"])
+    ap.add_argument("--out", required=True, type=Path, help="one folder per plant under it")
+    ap.add_argument("--active", type=int, default=6)
+    ap.add_argument("--outlier-step", type=int, default=3, help="active step that sleeps")
+    a = ap.parse_args(argv)
+    for plant in a.plant:  # one process for all: torch is imported once
+        run(plant, a.out / plant, a.active, a.outlier_step)
+
+
+if __name__ == "__main__":
+    main()
