@@ -66,7 +66,8 @@ def test_every_rule_has_a_firing_and_a_quiet_test() -> None:
     """Each rule is seen firing and seen evaluated-and-fine somewhere in these tests."""
     ids = {p.stem for p in RULE_FILES}
     assert not ids - _rule_ids_called("fires"), "rules never tested firing"
-    assert not ids - _rule_ids_called("does_not_fire"), "rules never tested quiet"
+    quiet = _rule_ids_called("does_not_fire") | _rule_ids_called("_checked")  # its wrapper
+    assert not ids - quiet, "rules never tested quiet"
 
 
 def test_reference_doc_is_current() -> None:
