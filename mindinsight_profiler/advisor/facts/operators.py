@@ -13,6 +13,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis.categories import is_comm_op_name
 from mindinsight_profiler.analysis.ops import OpTree, op_tree
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -43,19 +44,23 @@ def steps_count(ctx: Context) -> int:
 
 
 def _top_type(ctx: Context) -> dict[str, Any]:
+    # Communication has rules of its own: the share is of compute operator time.
     section = ctx.report.get("op_types") or {}
-    types = [t for t in section.get("types") or [] if t.get("type") != "others"]
-    if not types or not any(t.get("total_us") for t in types):
+    compute = [t for t in section.get("types") or [] if not is_comm_op_name(str(t.get("type")))]
+    types = [t for t in compute if t.get("type") != "others"]
+    total = sum(float(t.get("total_us") or 0.0) for t in compute)
+    if not types or not total:
         raise Unavailable("needs operator times")
     top = max(types, key=lambda t: t.get("total_us") or 0.0)
-    return dict(top, by=section.get("by"))
+    return dict(top, by=section.get("by"), percent=100.0 * float(top["total_us"]) / total)
 
 
 @fact(
     "operator.top_type_share",
     "ratio",
-    "Share (0..1) of all operator time taken by the single most expensive operator type "
-    "(device time when the run has any, else host self time; MindSpore: AI Core time).",
+    "Share (0..1) of compute operator time taken by the single most expensive operator type "
+    "(device time when the run has any, else host self time; MindSpore: AI Core time; "
+    "communication operators are left out: they have rules of their own).",
     "operator times",
 )
 def top_type_share(ctx: Context) -> Observed:
