@@ -8,6 +8,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     data_pipeline,
     host,
     memory,
+    minddata,
     npu,
     operators,
     stability,
