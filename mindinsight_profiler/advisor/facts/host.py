@@ -9,8 +9,6 @@ not apply; there they are unavailable instead.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import (
@@ -21,8 +19,8 @@ from mindinsight_profiler.advisor.facts.compute import (
     step_of,
     step_windows,
 )
+from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
-from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_step_name
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -196,42 +194,20 @@ def blocking_us(ctx: Context) -> Observed:
     dur = ev["end_ns"][calls] - ev["start_ns"][calls]
     op = ev["caller"][calls]
     top = _top_level_op(trace, op)
-    by_op: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
-    labels = zip(
-        trace.strings.lookup(ev["name"][op]),
-        trace.strings.lookup(ev["name"][top]),
-        trace.strings.lookup(ev["name"][calls]),
-        dur.tolist(),
-        strict=True,
+    keys = list(
+        zip(
+            trace.strings.lookup(ev["name"][op]),
+            trace.strings.lookup(ev["name"][top]),
+            trace.strings.lookup(ev["name"][calls]),
+            strict=True,
+        )
     )
-    for inner, outer, api, ns in labels:
-        by_op[(inner, outer, api)][0] += ns
-        by_op[(inner, outer, api)][1] += 1
-    evidence = [
-        Evidence(
-            kind="operator",
-            label=f"{api} from {inner}"
-            + (f" in {outer}" if outer != inner else "")
-            + f": {count} calls, {ns / 1000:,.0f} us",
-            page="operators",
-            value=round(ns / 1000.0, 3),
-            unit="us",
-            name=outer,
-        )
-        for (inner, outer, api), (ns, count) in sorted(by_op.items(), key=lambda kv: -kv[1][0])
-    ][:5]
-    for i in np.argsort(-dur, kind="stable")[:5].tolist():
-        evidence.append(
-            Evidence(
-                kind="time_range",
-                label=f"{trace.strings[int(ev['name'][calls[i]])]} {dur[i] / 1000:,.0f} us",
-                page="timeline",
-                value=round(float(dur[i]) / 1000.0, 3),
-                unit="us",
-                step=names[step[i]],
-                name=trace.strings[int(ev["name"][op[i]])],
-                start_ns=int(ev["start_ns"][calls[i]]),
-                end_ns=int(ev["end_ns"][calls[i]]),
-            )
-        )
+
+    def label(key: tuple[str, str, str], ns: int, count: int) -> str:
+        inner, outer, api = key
+        where = f"{inner} in {outer}" if outer != inner else inner
+        return f"{api} from {where}: {count} calls, {ns / 1000:,.0f} us"
+
+    evidence = totals_by(keys, dur.tolist(), label, lambda key: key[1])
+    evidence += longest_events(trace, calls, names, step, [k[0] for k in keys])
     return Observed(float(dur.sum()) / 1000.0 / len(names), tuple(evidence))

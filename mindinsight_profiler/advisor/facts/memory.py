@@ -7,13 +7,11 @@ calls (cudaMalloc, cudaFree, ...) like any other runtime API call.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import gpu_trace, step_of, step_windows
+from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
-from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -80,35 +78,13 @@ def pageable_us(ctx: Context) -> Observed:
     ev = trace.events
     dur = ev["end_ns"][rows] - ev["start_ns"][rows]
     ops = _calling_op(trace, rows)
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for op, ns in zip(ops, dur.tolist(), strict=True):
-        totals[op][0] += ns
-        totals[op][1] += 1
-    evidence = [
-        Evidence(
-            kind="operator",
-            label=f"{op}: {count} pageable host-to-device copies, {ns / 1000:,.0f} us",
-            page="operators",
-            value=round(ns / 1000.0, 3),
-            unit="us",
-            name=op,
-        )
-        for op, (ns, count) in sorted(totals.items(), key=lambda kv: -kv[1][0])[:5]
-    ]
-    for i in np.argsort(-dur, kind="stable")[:5].tolist():
-        evidence.append(
-            Evidence(
-                kind="time_range",
-                label=f"{trace.strings[int(ev['name'][rows[i]])]} {dur[i] / 1000:,.0f} us",
-                page="timeline",
-                value=round(float(dur[i]) / 1000.0, 3),
-                unit="us",
-                step=names[step[i]],
-                name=ops[i],
-                start_ns=int(ev["start_ns"][rows[i]]),
-                end_ns=int(ev["end_ns"][rows[i]]),
-            )
-        )
+    evidence = totals_by(
+        ops,
+        dur.tolist(),
+        lambda op, ns, count: f"{op}: {count} pageable host-to-device copies, {ns / 1000:,.0f} us",
+        str,
+    )
+    evidence += longest_events(trace, rows, names, step, ops)
     return Observed(float(dur.sum()) / 1000.0 / len(names), tuple(evidence))
 
 
@@ -136,22 +112,15 @@ def alloc_total_us(ctx: Context) -> Observed:
     op = ev["caller"][calls]
     ops = trace.strings.lookup(np.where(op >= 0, ev["name"][np.clip(op, 0, None)], -1))
     apis = trace.strings.lookup(ev["name"][calls])
-    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for name, api, ns in zip(ops, apis, dur.tolist(), strict=True):
-        totals[(name or "(no operator)", api)][0] += ns
-        totals[(name or "(no operator)", api)][1] += 1
-    evidence = tuple(
-        Evidence(
-            kind="operator",
-            label=f"{api} from {name}: {count} calls, {ns / 1000:,.0f} us",
-            page="operators",
-            value=round(ns / 1000.0, 3),
-            unit="us",
-            name=name,
-        )
-        for (name, api), (ns, count) in sorted(totals.items(), key=lambda kv: -kv[1][0])[:10]
+    keys = [(name or "(no operator)", api) for name, api in zip(ops, apis, strict=True)]
+    evidence = totals_by(
+        keys,
+        dur.tolist(),
+        lambda key, ns, count: f"{key[1]} from {key[0]}: {count} calls, {ns / 1000:,.0f} us",
+        lambda key: key[0],
+        top=10,
     )
-    return Observed(float(dur.sum()) / 1000.0, evidence)
+    return Observed(float(dur.sum()) / 1000.0, tuple(evidence))
 
 
 @fact(
