@@ -14,6 +14,8 @@ trace and `hccl_raw`:
   `communication_alone_time` and, for pipelines, `stage_time`, `receive_alone_time`,
   `collective_communication_alone_time` (ms). The last row is the profiler's own average
   (it has no step number; MindInsight reads that row), the rows before it are the steps.
+  Older data-parallel files hold the step trace split instead (`iteration_interval`,
+  `fp_and_bp`, `tail`); they are read as having no averages.
 
 A missing file is simply absent; a malformed one is an InputError naming the file.
 """
@@ -87,12 +89,17 @@ def read_cluster_analyse(path: Path) -> dict[str, Any]:
             path, "not named ascend_cluster_analyse_<mode>-parallel_<stages>_<ranks>_<rank>.csv"
         )
     mode, stage_num, rank_size, rank = m.group(1), *(int(g) for g in m.groups()[1:])
-    if stage_num < 1 or rank_size < 1 or rank >= rank_size or rank_size % stage_num:
-        raise InputError(
-            path, f"inconsistent name: {stage_num} stages, {rank_size} ranks, rank {rank}"
-        )
-    table = read_csv(path, ANALYSE_COLUMNS[:2])
-    columns = [c for c in ANALYSE_COLUMNS if table.has(c)]
+    # The rank in the name is the device's (it may exceed the rank count of a 1-rank job).
+    if stage_num < 1 or rank_size < 1 or rank_size % stage_num:
+        raise InputError(path, f"inconsistent name: {stage_num} stages for {rank_size} ranks")
+    table = read_csv(path, [])
+    if not table.has(ANALYSE_COLUMNS[0]) and table.has("fp_and_bp"):
+        # Older data-parallel files repeat the step trace split (iteration_interval,
+        # fp_and_bp, tail): no computation/communication figures to read.
+        columns: list[str] = []
+    else:
+        table = read_csv(path, ANALYSE_COLUMNS[:2])
+        columns = [c for c in ANALYSE_COLUMNS if table.has(c)]
     values = {c: table.numbers(c) for c in columns}
     for c, v in values.items():
         if (v < 0).any():

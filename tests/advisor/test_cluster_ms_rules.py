@@ -113,8 +113,9 @@ def test_pipeline_rules_do_not_fire_on_balanced_stages(tmp_path: Path) -> None:
         _rewrite_last_row(folder / ANALYSE.format(r=r), "collective_communication_alone_time", 0.0)
         (folder / f"flops_summary_{r}.json").write_text(json.dumps(rank0))
     advice = advise_path(folder, tmp_path / "ws")
-    for rule in ("pipeline_receive_share", "pipeline_stage_comm_share", "pipeline_stage_flops"):
-        does_not_fire(advice, rule)
+    does_not_fire(advice, "pipeline_receive_share")
+    does_not_fire(advice, "pipeline_stage_comm_share")
+    does_not_fire(advice, "pipeline_stage_flops")
 
 
 def test_parallel_comm_share_on_a_data_parallel_copy(tmp_path: Path) -> None:
@@ -164,3 +165,10 @@ def test_bad_cluster_file_is_skipped_with_its_name(tmp_path: Path) -> None:
     trace = read_mindspore_legacy(folder, 1)
     assert any("flops_summary_1.json" in s for s in trace.meta["skipped_files"])
     assert "flops_summary" not in trace.meta
+
+
+def test_old_data_parallel_analyse_file_has_no_averages() -> None:
+    # run_2 holds a 1-rank data-parallel file with the step trace split, not the comm split.
+    path = shared("mindspore_legacy/run_2/normal_run/profiler")
+    parsed = cf.read_cluster_analyse(path / "ascend_cluster_analyse_data-parallel_1_1_1.csv")
+    assert (parsed["mode"], parsed["rank"], parsed["average_ms"]) == ("data-parallel", 1, {})

@@ -148,8 +148,10 @@ def _analyse(ctx: Context) -> tuple[str, int, int, dict[int, dict[str, Any]]]:
     sections = {}
     for rank, report in cluster_reports(ctx):
         section = report.get("parallel") or {}
-        if not section.get("average_ms"):
+        if "file" not in section:
             raise Unavailable(f"rank {rank} has no ascend_cluster_analyse_*_{rank}.csv")
+        if not section.get("average_ms"):
+            raise Unavailable(f"{section['file']} has no computation/communication columns")
         sections[rank] = section
     first = next(iter(sections.values()))
     shape = (first["mode"], first["stage_num"], first["rank_size"])
