@@ -18,13 +18,14 @@ from mindinsight_profiler.analysis.memory import memory_section
 from mindinsight_profiler.analysis.modules import module_section
 from mindinsight_profiler.analysis.op_query import op_types_section
 from mindinsight_profiler.analysis.ops import OpTree, op_tree
+from mindinsight_profiler.analysis.parallel import parallel_section
 from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 6
+REPORT_VERSION = 7
 
 
 def rows(table: Table) -> list[dict[str, Any]]:
@@ -121,6 +122,7 @@ def build_report(
     kernels = rows(kernel_table(trace, tree))
     durations = (steps.duration_ns / 1000.0).tolist()
     avg = breakdown.average_ns()
+    step_trace = step_trace_section(trace, fp_point, bp_point)
     gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
     return {
         "report_version": REPORT_VERSION,
@@ -141,7 +143,7 @@ def build_report(
         ],
         "gpu": gpu,
         "op_types": op_types_section(trace, tree),
-        "step_trace": step_trace_section(trace, fp_point, bp_point),
+        "step_trace": step_trace,
         "data_pipeline": data_pipeline_section(trace, probe, (steps, breakdown)),
         "memory": _memory_summary(trace),
         "communication": communication_section(trace),
@@ -149,4 +151,5 @@ def build_report(
         "operators": ops[:top] if top else ops,
         "kernels": kernels[:top] if top else kernels,
         "distributed": trace.meta.get("distributed_info"),
+        "parallel": parallel_section(trace, step_trace),
     }

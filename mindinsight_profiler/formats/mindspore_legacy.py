@@ -13,6 +13,8 @@ Every file is optional: what exists is read, a bad file is skipped with its reas
 | `aicpu_intermediate_{r}.csv` | `aicpu` table (and AI CPU kernels if no timeline) |
 | `{ascend,gpu}_timeline_display_{r}.json` | KERNEL events |
 | MindData and `hccl_raw_{r}.csv` | side tables (see `ms_minddata`) |
+| `flops_summary_{r}.json` | `meta["flops_summary"]` (see `ms_cluster_files`) |
+| `ascend_cluster_analyse_{mode}_{stages}_{ranks}_{r}.csv` | `meta["cluster_analyse"]` |
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import ms_cluster_files as cf
 from mindinsight_profiler.formats import ms_legacy_ops as ops
 from mindinsight_profiler.formats import ms_minddata as md
 from mindinsight_profiler.formats import ms_step_trace as st
@@ -39,6 +42,7 @@ FILES = {
     "gpu_timeline": "gpu_timeline_display_{r}.json",
     **md.MINDDATA_FILES,
     "profiler_info": "profiler_info_{r}.json",
+    "flops_summary": cf.FLOPS_FILE,
 }
 _RANKED = [
     re.compile("^" + re.escape(p).replace(re.escape("{r}"), r"(\d+)") + "$") for p in FILES.values()
@@ -93,11 +97,24 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     _read_steps(b, folder, files, rank)
     _read_operators(b, files)
     md.add_minddata_files(b, files)
+    _read_cluster_files(b, folder, files, rank)
     if "profiler_info" in files:
         info = b.optional(files["profiler_info"], read_json)
         if isinstance(info, dict):
             b.meta["profiler_info"] = info
     return b.build()
+
+
+def _read_cluster_files(b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int) -> None:
+    if "flops_summary" in files:
+        flops = b.optional(files["flops_summary"], cf.read_flops_summary)
+        if flops is not None:
+            b.meta["flops_summary"] = flops
+    analyse = cf.cluster_analyse_file(folder, rank)
+    if analyse is not None:
+        parsed = b.optional(analyse, cf.read_cluster_analyse)
+        if parsed is not None:
+            b.meta["cluster_analyse"] = parsed
 
 
 def _read_steps(b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int) -> None:

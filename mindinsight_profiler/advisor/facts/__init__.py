@@ -2,6 +2,7 @@
 
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     cluster,
+    cluster_ms,
     communication,
     compute,
     config,

@@ -32,6 +32,11 @@ def _reports(ctx: Context) -> list[tuple[int, dict[str, Any]]]:
     return sorted(((rank_of(r, i), r) for i, r in enumerate(reports)), key=lambda x: x[0])
 
 
+def cluster_reports(ctx: Context) -> list[tuple[int, dict[str, Any]]]:
+    """(rank, report) of every worker of the run, by rank; Unavailable with fewer than 2."""
+    return _reports(ctx)
+
+
 def cluster_facts_summary(
     ctx: Context,
 ) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
@@ -66,7 +71,8 @@ def _step_times(ctx: Context) -> dict[int, float]:
     "cluster.step_excess",
     "ratio",
     "How far the slowest rank's mean step lies above the mean over all ranks, as a share of "
-    "that mean (MindInsight's cluster step-interval check); evidence: every rank's mean step.",
+    "that mean (the whole step; MindInsight's step-interval check compares the iteration "
+    "interval only: cluster.interval_excess); evidence: every rank's mean step.",
     "2+ ranks of the same run",
 )
 def step_excess(ctx: Context) -> Observed:

@@ -1,0 +1,56 @@
+"""Parity with MindInsight 2.3.1's cluster (parallel) proposer on `cluster_propose`.
+
+What MindInsight shows for these files is what its own test of the proposer asserts
+(mindspore-ai/mindinsight tests/st/func/profiler, the parallel proposer on the same
+`cluster_propose` folder), with its rounding: values to 4 places, percents to 2 (the
+between-stage rate is rounded to 4 places first):
+
+- step interval: rank 2, 2.4318 ms, 22.23 % above the mean;
+- cluster link: 0 -> 1 SDMA at 107910491.8874, 74.26 % below the mean of SDMA links;
+- pipeline between stages: 25.82 % (threshold 10 %);
+- pipeline within stage: stage 1, 60.3 % (threshold 10 %);
+- pipeline FLOPs: stage 2, 329610.3845, 50.94 % above the mean.
+
+It shows nothing for FLOPS (the slowest rank is 5.3 % below the mean) and, for a pipeline
+job, no data-/model-parallel communication share. Our counterparts must show the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.conftest import shared
+
+
+def test_findings_include_every_mindinsight_cluster_suggestion(advisor_ws: Path) -> None:
+    advice = advise_path(shared("mindspore_legacy/cluster_propose"), advisor_ws)
+
+    interval = fires(advice, "rank_iteration_interval")
+    assert interval.facts["cluster.interval_rank"] == 2
+    assert round(interval.facts["cluster.interval_us"] / 1000, 4) == 2.4318
+    assert round(interval.facts["cluster.interval_excess"] * 100, 2) == 22.23
+
+    link = fires(advice, "slow_link")
+    first = link.evidence[0]
+    assert (first.name, first.rank) == ("0-1 SDMA", 1)  # src 0 -> dst 1, in rank 1's file
+    assert abs(first.value - 107910491.8874) < 1e-3
+    assert round(link.facts["cluster.link_gap"] * 100, 2) == 74.26
+
+    between = fires(advice, "pipeline_receive_share")
+    assert round(round(between.facts["cluster.pp_receive_share"], 4) * 100, 2) == 25.82
+
+    within = fires(advice, "pipeline_stage_comm_share")
+    assert within.facts["cluster.pp_comm_stage"] == 1
+    assert round(within.facts["cluster.pp_stage_comm_share"] * 100, 2) == 60.3
+
+    stage = fires(advice, "pipeline_stage_flops")
+    assert stage.facts["cluster.pp_flops_stage"] == 2
+    assert round(stage.facts["cluster.pp_stage_flops"], 4) == 329610.3845
+    assert round(stage.facts["cluster.pp_stage_flops_excess"] * 100, 2) == 50.94
+
+
+def test_nothing_where_mindinsight_shows_nothing(advisor_ws: Path) -> None:
+    advice = advise_path(shared("mindspore_legacy/cluster_propose"), advisor_ws)
+    does_not_fire(advice, "slow_rank_flops")
+    assert not any(f.id == "parallel_comm_share" for f in advice.findings)
