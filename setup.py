@@ -46,6 +46,11 @@ setup(
     install_requires=[
         "numpy>=1.24",
         "msgspec>=0.18",
+        "flask>=3.0",
+        "marshmallow>=3.20",
+        "apispec>=6.0",
+        "gunicorn>=22.0",
+        "apscheduler>=3.10,<4",
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],
     extras_require={

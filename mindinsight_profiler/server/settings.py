@@ -1,0 +1,78 @@
+"""Server settings: from `mindinsight start` options or `MINDINSIGHT_<NAME>` variables.
+
+gunicorn workers are separate processes: the CLI passes settings to them through the
+environment, so `Settings.from_env()` is the one way a worker learns its configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from mindinsight_profiler.errors import InputError
+
+ENV_PREFIX = "MINDINSIGHT_"
+
+
+@dataclass(frozen=True)
+class Settings:
+    summary_base_dir: Path
+    workspace: Path | None = None
+    rules_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    host: str = "127.0.0.1"
+    port: int = 8080
+    workers: int = 2
+    url_path_prefix: str = ""
+    reload_interval: float = 60.0  # seconds between run discovery scans; 0 = once
+    analysis_workers: int = 1  # background analysis processes per server
+    max_page_size: int = 1000
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        """Settings from `MINDINSIGHT_SUMMARY_BASE_DIR`, `MINDINSIGHT_PORT`, ..."""
+        env = dict(os.environ if env is None else env)
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is None or raw == "":
+                continue
+            try:
+                values[f.name] = _parse(f.name, raw)
+            except ValueError as exc:
+                raise InputError(ENV_PREFIX + f.name.upper(), f"bad value {raw!r}: {exc}") from None
+        if "summary_base_dir" not in values:
+            raise InputError(ENV_PREFIX + "SUMMARY_BASE_DIR", "not set")
+        return cls(**values)  # type: ignore[arg-type]
+
+    def to_env(self) -> dict[str, str]:
+        """The inverse of `from_env`, for the gunicorn child processes."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if isinstance(value, tuple):
+                value = os.pathsep.join(map(str, value))
+            out[ENV_PREFIX + f.name.upper()] = str(value)
+        return out
+
+
+def _parse(name: str, raw: str) -> object:
+    if name in ("summary_base_dir", "workspace"):
+        return Path(raw)
+    if name == "rules_dirs":
+        return tuple(Path(p) for p in raw.split(os.pathsep) if p)
+    if name in ("port", "workers", "analysis_workers", "max_page_size"):
+        value = int(raw)
+        if value < 0 or (name == "port" and value > 65535):
+            raise ValueError("out of range")
+        return value
+    if name == "reload_interval":
+        value_f = float(raw)
+        if value_f < 0:
+            raise ValueError("must be >= 0")
+        return value_f
+    if name == "url_path_prefix":
+        return "/" + raw.strip("/") if raw.strip("/") else ""
+    return raw
