@@ -11,8 +11,10 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from mindinsight_profiler._version import __version__
+from mindinsight_profiler.server.background import start_background
 from mindinsight_profiler.server.errors import register_error_handlers
 from mindinsight_profiler.server.registry import RunEntry, RunRegistry
+from mindinsight_profiler.server.routes import register_routes
 from mindinsight_profiler.server.settings import Settings
 
 EXTENSION = "mindinsight"
@@ -75,7 +77,7 @@ def get_run(rid: str) -> Response:
     return jsonify(run_json(services().registry.get(rid)))
 
 
-def create_app(settings: Settings | None = None) -> Flask:
+def create_app(settings: Settings | None = None, start_background_work: bool = True) -> Flask:
     """The app; without `settings` they come from `MINDINSIGHT_*` environment variables."""
     settings = settings or Settings.from_env()
     app = Flask(__name__, static_folder=None)
@@ -83,6 +85,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     svc = Services(settings)
     svc.registry.scan()
     app.extensions[EXTENSION] = svc
+    if start_background_work:
+        start_background(svc)
     register_error_handlers(app)
     prefix = settings.url_path_prefix
     app.register_blueprint(health, url_prefix=prefix or None)
@@ -95,3 +99,6 @@ def create_app(settings: Settings | None = None) -> Flask:
         return response
 
     return app
+
+
+register_routes(api)
