@@ -16,6 +16,8 @@ from mindinsight_profiler.server.errors import register_error_handlers
 from mindinsight_profiler.server.registry import RunEntry, RunRegistry
 from mindinsight_profiler.server.routes import register_routes
 from mindinsight_profiler.server.settings import Settings
+from mindinsight_profiler.server.state import StateStore
+from mindinsight_profiler.store.cache import Workspace
 
 EXTENSION = "mindinsight"
 
@@ -37,6 +39,7 @@ class Services:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.registry = RunRegistry(settings.summary_base_dir)
+        self.states = StateStore(Workspace(settings.workspace).root)
 
 
 def services() -> Services:
@@ -50,6 +53,7 @@ def run_json(entry: RunEntry) -> dict[str, Any]:
         "name": entry.name,
         "workers": entry.run.workers,
         "formats": sorted({f.format for f in entry.files}),
+        **services().states.run_state(entry.files),
     }
 
 
@@ -74,7 +78,8 @@ def list_runs() -> Response:
 
 @api.get("/runs/<rid>")
 def get_run(rid: str) -> Response:
-    return jsonify(run_json(services().registry.get(rid)))
+    entry = services().registry.get(rid)
+    return jsonify(dict(run_json(entry), inputs=services().states.inputs(entry.files)))
 
 
 def create_app(settings: Settings | None = None, start_background_work: bool = True) -> Flask:

@@ -1,0 +1,199 @@
+"""`mindinsight start` / `mindinsight stop`: the service under gunicorn, by pid file.
+
+`start` runs `python -m gunicorn 'mindinsight_profiler.server.app:create_app()'` in its own
+session (so `stop` can end the whole process group: master, workers and analysis
+processes, and nothing else), hands it the settings through `MINDINSIGHT_*` variables,
+waits for `/healthz` and prints the URL. gunicorn writes `<workspace>/server-<port>.pid`
+and removes it on a clean exit; a pid file whose process is gone or is not our server is
+stale and is removed with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.server.settings import Settings
+from mindinsight_profiler.store.cache import Workspace
+
+APP = "mindinsight_profiler.server.app:create_app()"
+START_TIMEOUT_S = 60.0
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def add_parsers(sub: Any) -> None:
+    s = sub.add_parser("start", help="start the REST service (gunicorn) in the background")
+    s.add_argument("--summary-base-dir", type=Path, required=True, help="folder of runs")
+    s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    s.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    s.add_argument("--url-path-prefix", default="", help="serve under this path prefix")
+    s.add_argument("--reload-interval", type=float, default=60.0,
+                   help="seconds between run discovery scans (0: once)")  # fmt: skip
+    s.add_argument("--workspace", type=Path, help="cache and state folder (~/.mindinsight)")
+    s.add_argument("--rules-dir", type=Path, action="append", default=[], help="advisor rules")
+    s.add_argument("--foreground", action="store_true", help="stay attached until Ctrl-C")
+    t = sub.add_parser("stop", help="stop the service started by `mindinsight start`")
+    t.add_argument("--port", type=int, default=8080)
+    t.add_argument("--workspace", type=Path, help="as given to start (~/.mindinsight)")
+    t.add_argument("--timeout", type=float, default=30.0, help="seconds before SIGKILL")
+
+
+def pid_file(workspace: Path, port: int) -> Path:
+    return workspace / f"server-{port}.pid"
+
+
+def _server_pid(path: Path) -> int | None:
+    """The pid in `path` if that process is alive and is our gunicorn; else None."""
+    try:
+        pid = int(path.read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except (OSError, ValueError):
+        return None
+    return pid if b"gunicorn" in cmdline and APP.encode() in cmdline else None
+
+
+def _check_port(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise InputError(f"{host}:{port}", f"cannot bind: {exc.strerror}") from None
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=2) as r:
+            return bool(r.status == 200)
+    except OSError:
+        return False
+
+
+def start(args: argparse.Namespace) -> int:
+    base = args.summary_base_dir
+    if not base.is_dir():
+        raise InputError(base, "summary base dir does not exist or is not a folder")
+    if not 0 < args.port < 65536 or args.workers < 1 or args.reload_interval < 0:
+        raise InputError("--port/--workers/--reload-interval", "out of range")
+    workspace = Workspace(args.workspace).root.resolve()
+    workspace.mkdir(parents=True, exist_ok=True)
+    pidf = pid_file(workspace, args.port)
+    if pidf.exists():
+        pid = _server_pid(pidf)
+        if pid is not None:
+            raise InputError(pidf, f"a server is already running on port {args.port} (pid {pid})")
+        print(f"mindinsight: removing stale pid file {pidf}", file=sys.stderr)
+        pidf.unlink(missing_ok=True)
+    _check_port(args.host, args.port)
+    if args.host not in LOOPBACK:
+        print(f"mindinsight: WARNING: binding to {args.host}: the profiles under {base} are "
+              "readable by anyone who can reach this address (no authentication)",
+              file=sys.stderr)  # fmt: skip
+    settings = Settings(
+        summary_base_dir=base.resolve(), workspace=workspace,
+        rules_dirs=tuple(p.resolve() for p in args.rules_dir), host=args.host, port=args.port,
+        workers=args.workers, url_path_prefix=args.url_path_prefix,
+        reload_interval=args.reload_interval,
+    )  # fmt: skip
+    settings = Settings.from_env(settings.to_env())  # normalised exactly as workers will see it
+    logs = workspace / "logs"
+    logs.mkdir(exist_ok=True)
+    bind = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
+    cmd = [
+        sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(args.workers),
+        "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20",
+        "--error-logfile", str(logs / f"gunicorn-{args.port}.log"), "--capture-output",
+        "--name", f"mindinsight-{args.port}", APP,
+    ]  # fmt: skip
+    env = {**os.environ, **settings.to_env()}
+    log_out = open(logs / f"gunicorn-{args.port}.out", "ab")  # noqa: SIM115 (child keeps it)
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, stdout=log_out, stderr=log_out,
+        start_new_session=True,
+    )  # fmt: skip
+    log_out.close()
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{args.port}{settings.url_path_prefix}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not _healthy(url):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            tail = _tail(logs / f"gunicorn-{args.port}.log")
+            raise InputError(url, f"server did not start (see {logs}):\n{tail}")
+        time.sleep(0.2)
+    print(f"mindinsight: serving {base} at {url}/ (pid {proc.pid}, workspace {workspace})")
+    sys.stdout.flush()
+    if not args.foreground:
+        return 0
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        _terminate(proc.pid, 30.0)
+        return 0
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _terminate(pid: int, timeout: float) -> bool:
+    """SIGTERM the master, wait for the whole group to leave; SIGKILL what remains.
+
+    Returns True when it stopped gracefully within `timeout`.
+    """
+    own_group = os.getpgid(pid) == pid  # started by us in its own session
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = _group_alive(pid) if own_group else Path(f"/proc/{pid}").exists()
+        if not alive:
+            return True
+        time.sleep(0.1)
+    if own_group:
+        os.killpg(pid, signal.SIGKILL)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    while _group_alive(pid) if own_group else Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
+    return False
+
+
+def stop(args: argparse.Namespace) -> int:
+    workspace = Workspace(args.workspace).root.resolve()
+    pidf = pid_file(workspace, args.port)
+    if not pidf.exists():
+        raise InputError(pidf, f"no server started on port {args.port} with this workspace")
+    pid = _server_pid(pidf)
+    if pid is None:
+        pidf.unlink(missing_ok=True)
+        raise InputError(pidf, "stale pid file (no such server process); removed it")
+    graceful = _terminate(pid, args.timeout)
+    pidf.unlink(missing_ok=True)
+    how = "stopped" if graceful else f"killed (no exit within {args.timeout:g} s)"
+    print(f"mindinsight: server on port {args.port} (pid {pid}) {how}")
+    return 0

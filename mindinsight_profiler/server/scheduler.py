@@ -1,0 +1,164 @@
+"""Run discovery on a timer, and analysis of new or changed inputs in a process pool.
+
+Every gunicorn worker rescans the base dir (each keeps its own registry), but only one of
+them per server queues analyses: the one holding `<workspace>/server-<port>.leader.lock`.
+Followers retry the lock on every tick, so when the leader dies gunicorn's replacement (or
+another worker) takes over. The parse itself runs in a separate process so a request never
+waits behind it, and `analyse_file` takes the workspace's per-input lock, so two servers
+sharing a workspace never parse the same input twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import multiprocessing
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from datetime import datetime
+from typing import IO, TYPE_CHECKING
+
+from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
+
+from mindinsight_profiler.formats.discovery import Run, TraceFile
+from mindinsight_profiler.server.jobs import analyse_input
+from mindinsight_profiler.server.logs import log_to
+from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
+from mindinsight_profiler.store.cache import Workspace
+
+if TYPE_CHECKING:
+    from mindinsight_profiler.server.app import Services
+
+log = logging.getLogger(__name__)
+
+
+class Background:
+    """One server process's discovery timer and (when leader) its analysis pool."""
+
+    def __init__(self, services: Services) -> None:
+        settings = services.settings
+        assert settings.workspace is not None
+        self.services = services
+        self.workspace = Workspace(settings.workspace)
+        self.store = StateStore(self.workspace.root)
+        self.lock_path = self.workspace.root / f"server-{settings.port}.leader.lock"
+        self._lock_file: IO[str] | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._in_flight: dict[str, Future[str]] = {}
+        self._mutex = threading.Lock()
+        self.scheduler = BackgroundScheduler(daemon=True)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        interval = self.services.settings.reload_interval
+        kwargs = {"max_instances": 1, "coalesce": True, "next_run_time": datetime.now()}
+        if interval > 0:
+            self.scheduler.add_job(self.tick, "interval", seconds=interval, **kwargs)
+        else:  # scan once; analysis of what it found still runs to the end
+            self.scheduler.add_job(self.tick, "date", run_date=datetime.now())
+        self.scheduler.start()
+
+    def stop(self) -> None:
+        """Stop the timer and the pool: queued analyses are dropped, a running one killed.
+
+        A killed analysis leaves no cache entry (entries are renamed into place whole) and a
+        state of `analysing`, which the next start treats as not done.
+        """
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            procs = list(getattr(pool, "_processes", {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                if proc.is_alive():
+                    proc.terminate()
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    # -- the periodic job ------------------------------------------------------------------
+    def tick(self) -> None:
+        try:
+            entries = self.services.registry.scan()
+            if self._is_leader():
+                for entry in entries.values():
+                    for file in entry.files:
+                        self._maybe_queue(file, entry.run)
+        except Exception:  # the timer must survive one bad scan; the reason goes to the log
+            log.exception("run discovery failed")
+
+    def _is_leader(self) -> bool:
+        if self._lock_file is not None:
+            return True
+        self.workspace.root.mkdir(parents=True, exist_ok=True)
+        f = open(self.lock_path, "a")  # noqa: SIM115 (held for the process's lifetime)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            return False
+        self._lock_file = f
+        log.info("process %d leads the analysis of this server", os.getpid())
+        return True
+
+    def _maybe_queue(self, file: TraceFile, run: Run) -> None:
+        key = self.store.path(file).name
+        with self._mutex:
+            if key in self._in_flight:
+                return
+        try:
+            entry = self.workspace.entry(file.path, _variant(file))
+        except OSError as exc:  # vanished or unreadable between discovery and now
+            self.store.write(file, FAILED, "", error=f"{file.path}: unreadable: {exc}")
+            return
+        rec = self.store.read(file)
+        if rec is not None and rec.get("fingerprint") == entry.key:
+            if rec["state"] == FAILED:
+                return  # failed for this very content: retried only when the input changes
+            if rec["state"] == READY and (entry.dir / "manifest.json").exists():
+                return
+        self.store.write(file, QUEUED, entry.key, progress=0.0)
+        settings = self.services.settings
+        try:
+            future = self._executor().submit(
+                analyse_input, file, run, self.workspace.root, settings.rules_dirs, entry.key
+            )
+        except (BrokenProcessPool, RuntimeError):
+            self._pool = None  # replaced on the next submit; this input waits for next tick
+            return
+        with self._mutex:
+            self._in_flight[key] = future
+        future.add_done_callback(lambda fut: self._done(key, file, entry.key, fut))
+
+    def _done(self, key: str, file: TraceFile, fingerprint: str, future: Future[str]) -> None:
+        with self._mutex:
+            self._in_flight.pop(key, None)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is not None and self._pool is not None:  # the process died (OOM killer?)
+            log.error("analysis process of %s died: %s", file.path, exc)
+            self.store.write(
+                file, FAILED, fingerprint, error=f"{file.path}: analysis process died: {exc}"
+            )
+            self._pool = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: forking a process that runs threads (this scheduler) is unsafe
+            ctx = multiprocessing.get_context("spawn")
+            workers = max(1, self.services.settings.analysis_workers)
+            log_file = self.workspace.root / "logs" / f"server-{self.services.settings.port}.log"
+            self._pool = ProcessPoolExecutor(
+                max_workers=workers, mp_context=ctx, initializer=log_to, initargs=(log_file,)
+            )
+        return self._pool
+
+
+def _variant(file: TraceFile) -> str:
+    from mindinsight_profiler.pipeline import _variant as variant
+
+    return variant(file.format, file.worker)

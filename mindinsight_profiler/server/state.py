@@ -1,0 +1,95 @@
+"""Per-input analysis state, shared by every server process through the workspace.
+
+gunicorn workers are separate processes and the analysis runs in yet another one, so the
+state of an input lives in a small JSON file, `<workspace>/state/<key>.json`, rewritten
+atomically (a reader sees the old state or the new one). The key is a hash of the input's
+path and variant, so a route finds it without reading the input; the file also records the
+input's fingerprint (the cache key) so the scheduler can tell an outdated state from a
+current one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mindinsight_profiler.formats.discovery import TraceFile
+from mindinsight_profiler.pipeline import _variant
+from mindinsight_profiler.store.atomic import write_json_atomic
+
+QUEUED, ANALYSING, READY, FAILED = "queued", "analysing", "ready", "failed"
+#: Worst first: a run is as far along as its least advanced input.
+_RANK = {FAILED: 3, QUEUED: 2, ANALYSING: 1, READY: 0}
+
+
+def state_key(file: TraceFile) -> str:
+    """Stable for one input across processes and restarts (not its content: see fingerprint)."""
+    ident = f"{file.path.resolve()}|{_variant(file.format, file.worker)}"
+    return hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+class StateStore:
+    """Reads and writes the state files of one workspace."""
+
+    def __init__(self, workspace_root: Path) -> None:
+        self.dir = workspace_root / "state"
+
+    def path(self, file: TraceFile) -> Path:
+        return self.dir / f"{state_key(file)}.json"
+
+    def read(self, file: TraceFile) -> dict[str, Any] | None:
+        """The recorded state, or None when never recorded (or unreadable: treated as new)."""
+        try:
+            data = json.loads(self.path(file).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and data.get("state") in _RANK else None
+
+    def write(self, file: TraceFile, state: str, fingerprint: str, **extra: Any) -> None:
+        record = {
+            "state": state,
+            "fingerprint": fingerprint,
+            "path": str(file.path),
+            "worker": file.worker,
+            "span": file.span,
+            "updated": time.time(),
+            **extra,
+        }
+        write_json_atomic(self.path(file), record)
+
+    def run_state(self, files: Iterable[TraceFile]) -> dict[str, Any]:
+        """A run's state: the worst of its inputs', mean progress, and the first failure."""
+        states = []
+        for f in files:
+            rec = self.read(f) or {"state": QUEUED}
+            states.append((f, rec))
+        if not states:
+            return {"state": QUEUED}
+        worst = max((rec["state"] for _, rec in states), key=_RANK.__getitem__)
+        out: dict[str, Any] = {"state": worst}
+        if worst in (ANALYSING, QUEUED):
+            done = [
+                100.0 if rec["state"] in (READY, FAILED) else float(rec.get("progress", 0.0))
+                for _, rec in states
+            ]
+            out["progress"] = round(sum(done) / len(done), 1)
+        failed = [(f, rec) for f, rec in states if rec["state"] == FAILED]
+        if failed:
+            out["error"] = failed[0][1].get("error", "analysis failed")
+        return out
+
+    def inputs(self, files: Iterable[TraceFile]) -> list[dict[str, Any]]:
+        """Each input's own state, for the run detail."""
+        out = []
+        for f in files:
+            rec = self.read(f) or {"state": QUEUED}
+            item = {"worker": f.worker, "span": f.span, "state": rec["state"]}
+            for name in ("progress", "error"):
+                if name in rec:
+                    item[name] = rec[name]
+            out.append(item)
+        return out
