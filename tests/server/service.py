@@ -1,0 +1,87 @@
+"""End-to-end helper (viztracer-style): the real `mindinsight start` on a free port.
+
+`Server` starts the CLI in a subprocess, polls the API, and stops it with
+`mindinsight stop`; on a failed assertion the test prints the server's logs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.integration.cli import run_cli
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    base: Path
+    workspace: Path
+    port: int = 0
+
+    def __post_init__(self) -> None:
+        self.port = self.port or free_port()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.workspace / f"server-{self.port}.pid"
+
+    def start(self, *extra: str) -> str:
+        out = run_cli(
+            "start", "--summary-base-dir", self.base, "--port", str(self.port),
+            "--workspace", self.workspace, "--workers", "2", *extra, timeout=120,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr + self.logs()
+        return out.stdout + out.stderr
+
+    def stop(self) -> str:
+        out = run_cli("stop", "--port", str(self.port), "--workspace", self.workspace)
+        assert out.returncode == 0, out.stderr + self.logs()
+        return out.stdout
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=30) as r:
+            return json.loads(r.read())
+
+    def wait_settled(self, timeout: float = 300.0) -> list[dict[str, Any]]:
+        """The runs once every one is ready or failed (fails the test after `timeout`)."""
+        deadline = time.monotonic() + timeout
+        runs: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            runs = self.get("/api/v1/runs")["runs"]
+            if runs and all(r["state"] in ("ready", "failed") for r in runs):
+                return runs
+            time.sleep(0.5)
+        raise AssertionError(f"runs not settled in {timeout} s: {runs}\n{self.logs()}")
+
+    def master_pid(self) -> int:
+        return int(self.pid_file.read_text())
+
+    def logs(self) -> str:
+        out = []
+        for path in sorted((self.workspace / "logs").glob("*")):
+            out.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-4000:])
+        return "\n".join(out)
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True

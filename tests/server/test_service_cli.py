@@ -1,0 +1,105 @@
+"""The real `mindinsight start` / `stop` over a base dir of real runs and malformed ones.
+
+The base dir is made in tmp by copying real files (symlinks out of it would be refused by
+the registry): Kineto GPU, Ascend PyTorch and MindSpore runs side by side, a truncated gzip
+trace and a JSON file that is not a trace.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared
+from tests.integration.cli import run_cli
+from tests.server.service import Server, free_port, group_alive
+
+pytestmark = pytest.mark.slow
+
+
+def _base_dir(root: Path) -> Path:
+    base = root / "base"
+    shutil.copytree(shared("kineto/resnet50_num_workers_4"), base / "kineto_gpu")
+    shutil.copytree(
+        shared("ascend_pytorch/level1/rank0_ascend_pt"), base / "ascend" / "rank0_ascend_pt"
+    )
+    shutil.copytree(
+        shared("mindspore_legacy/run_2/normal_run/profiler"), base / "mindspore" / "profiler"
+    )
+    good = next(shared("kineto/resnet50_num_workers_4").glob("*.pt.trace.json.gz"))
+    (base / "truncated").mkdir()
+    (base / "truncated" / "worker0.1.pt.trace.json.gz").write_bytes(good.read_bytes()[:30000])
+    (base / "not_a_trace").mkdir()
+    with gzip.open(base / "not_a_trace" / "worker0.1.pt.trace.json.gz", "wt") as f:
+        f.write('{"hello": "this is not a trace", "values": [1, 2, 3]}')
+    for path in base.rglob("*"):  # copies of read-only data: the test must be able to clean up
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return base
+
+
+def test_start_analyse_everything_and_stop(tmp_path: Path) -> None:
+    server = Server(_base_dir(tmp_path), tmp_path / "ws")
+    printed = server.start("--reload-interval", "1")
+    assert server.url in printed
+    pid = server.master_pid()
+    try:
+        assert server.get("/healthz") == {"status": "ok"}
+        assert server.get("/version")["api"] == "v1"
+        runs = {r["name"]: r for r in server.wait_settled()}
+        assert set(runs) == {"kineto_gpu", "ascend", "mindspore", "truncated", "not_a_trace"}
+        for name in ("kineto_gpu", "ascend", "mindspore"):
+            assert runs[name]["state"] == "ready", (runs[name], server.logs())
+            assert "error" not in runs[name]
+            detail = server.get(f"/api/v1/runs/{runs[name]['id']}")
+            assert detail["inputs"] and all(i["state"] == "ready" for i in detail["inputs"])
+        for name in ("truncated", "not_a_trace"):
+            assert runs[name]["state"] == "failed", runs[name]
+            assert f"{name}/worker0.1.pt.trace.json.gz" in runs[name]["error"]
+        # every good input was analysed into the cache: the CLI now reads it back from there
+        cli = run_cli("analyse", server.base / "kineto_gpu", "--workspace", server.workspace,
+                      "--format", "json")  # fmt: skip
+        assert cli.returncode == 0, cli.stderr
+        log = (server.workspace / "logs" / f"server-{server.port}.log").read_text()
+        assert '"level": "info"' in log and "analysed" in log
+    finally:
+        stopped = server.stop()
+    assert "stopped" in stopped
+    assert not server.pid_file.exists()
+    assert not group_alive(pid)  # master, workers and analysis processes all gone
+
+
+def test_clear_errors(tmp_path: Path) -> None:
+    missing = run_cli("start", "--summary-base-dir", tmp_path / "nope", "--port", str(free_port()),
+                      "--workspace", tmp_path / "ws")  # fmt: skip
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    (tmp_path / "base").mkdir()
+    server = Server(tmp_path / "base", tmp_path / "ws")
+    server.start()
+    try:
+        again = run_cli("start", "--summary-base-dir", server.base, "--port", str(server.port),
+                        "--workspace", server.workspace)  # fmt: skip
+        assert again.returncode == 2 and "already running" in again.stderr
+        other_ws = run_cli("start", "--summary-base-dir", server.base, "--port",
+                           str(server.port), "--workspace", tmp_path / "ws2")  # fmt: skip
+        assert other_ws.returncode == 2 and "cannot bind" in other_ws.stderr
+    finally:
+        server.stop()
+    nothing = run_cli("stop", "--port", str(server.port), "--workspace", server.workspace)
+    assert nothing.returncode == 2 and "no server started" in nothing.stderr
+    server.pid_file.write_text("999999\n")  # a server killed without cleaning up
+    stale = run_cli("stop", "--port", str(server.port), "--workspace", server.workspace)
+    assert stale.returncode == 2 and "stale pid file" in stale.stderr
+    assert not server.pid_file.exists()
+
+
+def test_warns_when_not_loopback(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    server = Server(tmp_path / "base", tmp_path / "ws")
+    printed = server.start("--host", "0.0.0.0")
+    try:
+        assert "WARNING: binding to 0.0.0.0" in printed
+    finally:
+        server.stop()
