@@ -1,0 +1,143 @@
+"""Load test of the service on cached endpoints (bounded, loopback only).
+
+Starts the real `mindinsight start` over a base dir holding the x15 run (a hard link to
+`/tmp/mi-bench-inputs/x15`, made by bench/make_inputs.py), waits until its analysis is in
+the cache, then runs N concurrent clients (threads, a new connection per request, as
+gunicorn's sync workers close each one) for S seconds against the run list, the run
+detail and health. Prints one JSON summary: requests, errors, p50/p99 latency, and each
+gunicorn worker's RSS sampled every second (first, last, max).
+
+    PYTHONPATH=$PWD python bench/load_bench.py [--clients 32] [--seconds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_CLIENTS, MAX_SECONDS = 64, 120
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "mindinsight_profiler", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return bytes(r.read())
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _workers(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [int(p) for p in children if b"gunicorn" in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--input", type=Path, default=Path("/tmp/mi-bench-inputs/x15"))
+    p.add_argument("--clients", type=int, default=32)
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--port", type=int, default=18931)
+    args = p.parse_args()
+    clients, seconds = min(args.clients, MAX_CLIENTS), min(args.seconds, MAX_SECONDS)
+    tmp = Path(tempfile.mkdtemp(prefix="mi-load-"))
+    base, ws = tmp / "base" / args.input.name, tmp / "ws"
+    base.mkdir(parents=True)
+    for f in args.input.iterdir():
+        try:
+            os.link(f, base / f.name)
+        except OSError:
+            shutil.copyfile(f, base / f.name)
+    started = _cli("start", "--summary-base-dir", str(tmp / "base"), "--port", str(args.port),
+                   "--workspace", str(ws), "--workers", str(args.workers))  # fmt: skip
+    if started.returncode != 0:
+        print(started.stderr, file=sys.stderr)
+        return 1
+    url = f"http://127.0.0.1:{args.port}"
+    try:
+        t0 = time.monotonic()
+        while True:
+            (run,) = json.loads(_get(url + "/api/v1/runs"))["runs"]
+            if run["state"] in ("ready", "failed"):
+                break
+            time.sleep(0.5)
+        analysis_s = time.monotonic() - t0
+        paths = ["/api/v1/runs", f"/api/v1/runs/{run['id']}", "/healthz"]
+        master = int((ws / f"server-{args.port}.pid").read_text())
+        workers = _workers(master)
+        rss: dict[int, list[float]] = {w: [] for w in workers}
+        latencies: list[float] = []
+        errors: list[str] = []
+        stop_at = time.monotonic() + seconds
+        lock = threading.Lock()
+
+        def client(i: int) -> None:
+            n = i
+            while time.monotonic() < stop_at:
+                path = paths[n % len(paths)]
+                n += 1
+                t = time.perf_counter()
+                try:
+                    _get(url + path)
+                except Exception as exc:  # counted, and the first few kept
+                    with lock:
+                        errors.append(f"{path}: {exc}")
+                    continue
+                with lock:
+                    latencies.append(time.perf_counter() - t)
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        while time.monotonic() < stop_at:
+            for w in workers:
+                rss[w].append(round(_rss_mb(w), 1))
+            time.sleep(1.0)
+        for t in threads:
+            t.join()
+        lat_ms = np.array(latencies) * 1000
+        summary = {
+            "input": str(args.input), "run_state": run["state"],
+            "analysis_s": round(analysis_s, 1), "clients": clients, "seconds": seconds,
+            "gunicorn_workers": len(workers), "requests": len(latencies) + len(errors),
+            "rps": round((len(latencies) + len(errors)) / seconds, 1), "errors": len(errors),
+            "first_errors": errors[:5],
+            "p50_ms": round(float(np.percentile(lat_ms, 50)), 2) if len(lat_ms) else None,
+            "p99_ms": round(float(np.percentile(lat_ms, 99)), 2) if len(lat_ms) else None,
+            "max_ms": round(float(lat_ms.max()), 2) if len(lat_ms) else None,
+            "worker_rss_mb": {
+                str(w): {"first": s[0], "last": s[-1], "max": max(s)} for w, s in rss.items() if s
+            },
+            "cpus": os.cpu_count(),
+        }  # fmt: skip
+        print(json.dumps(summary, indent=2))
+    finally:
+        _cli("stop", "--port", str(args.port), "--workspace", str(ws))
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
