@@ -137,11 +137,18 @@ def start(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     if not args.foreground:
         return 0
+    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
+        signal.signal(signum, _interrupt)
     try:
         return proc.wait()
     except KeyboardInterrupt:
-        _terminate(proc.pid, 30.0)
+        _terminate(proc.pid, 30.0, proc)
+        pidf.unlink(missing_ok=True)
         return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -161,15 +168,18 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _terminate(pid: int, timeout: float) -> bool:
+def _terminate(pid: int, timeout: float, child: subprocess.Popen[bytes] | None = None) -> bool:
     """SIGTERM the master, wait for the whole group to leave; SIGKILL what remains.
 
-    Returns True when it stopped gracefully within `timeout`.
+    Returns True when it stopped gracefully within `timeout`. `child`: the master when it is
+    our own child (foreground), reaped here so its zombie does not keep the group alive.
     """
     own_group = os.getpgid(pid) == pid  # started by us in its own session
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if child is not None:
+            child.poll()
         alive = _group_alive(pid) if own_group else Path(f"/proc/{pid}").exists()
         if not alive:
             return True
@@ -178,6 +188,8 @@ def _terminate(pid: int, timeout: float) -> bool:
         os.killpg(pid, signal.SIGKILL)
     else:
         os.kill(pid, signal.SIGKILL)
+    if child is not None:
+        child.wait()
     while _group_alive(pid) if own_group else Path(f"/proc/{pid}").exists():
         time.sleep(0.05)
     return False

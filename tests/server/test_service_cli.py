@@ -8,12 +8,17 @@ trace and a JSON file that is not a trace.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import shared
+from tests.conftest import ROOT, shared
 from tests.integration.cli import run_cli
 from tests.server.service import Server, free_port, group_alive
 
@@ -103,3 +108,31 @@ def test_warns_when_not_loopback(tmp_path: Path) -> None:
         assert "WARNING: binding to 0.0.0.0" in printed
     finally:
         server.stop()
+
+
+def test_foreground_stops_on_sigterm(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    server = Server(tmp_path / "base", tmp_path / "ws")
+    cmd = [sys.executable, "-m", "mindinsight_profiler", "start", "--foreground",
+           "--summary-base-dir", str(server.base), "--port", str(server.port),
+           "--workspace", str(server.workspace)]  # fmt: skip
+    cli = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while not server.pid_file.exists() or not _answers(server):
+            assert cli.poll() is None and time.monotonic() < deadline, server.logs()
+            time.sleep(0.2)
+        master = server.master_pid()
+        cli.send_signal(signal.SIGTERM)
+        assert cli.wait(timeout=60) == 0
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert not group_alive(master) and not server.pid_file.exists()
+
+
+def _answers(server: Server) -> bool:
+    try:
+        return bool(server.get("/healthz")["status"] == "ok")
+    except OSError:
+        return False
