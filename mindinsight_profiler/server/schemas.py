@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 from werkzeug.datastructures import MultiDict
 
 from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
@@ -77,11 +77,21 @@ class DiffQuery(Query):
     top = fields.Integer(load_default=10, validate=validate.Range(min=1))
 
 
-class TimelineQuery(Query):
-    """A window in ns relative to the trace's origin (default: all of it) at `width_px`."""
+class WindowQuery(Query):
+    """A window in ns relative to the trace's origin (default: all of it)."""
 
     start_ns = fields.Integer(validate=validate.Range(min=0))
     end_ns = fields.Integer(validate=validate.Range(min=1))
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("end_ns", 1 << 62) <= data.get("start_ns", 0):
+            raise ValidationError("must be after start_ns", field_name="end_ns")
+
+
+class TimelineQuery(WindowQuery):
+    """The window's drawable items at `width_px` pixels."""
+
     width_px = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=MAX_WIDTH_PX))
     tracks = fields.String(
         validate=validate.Regexp(r"^\d{1,6}(,\d{1,6}){0,1023}$"),
@@ -97,9 +107,7 @@ class SearchQuery(Query):
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1))
 
 
-class ExportQuery(Query):
-    start_ns = fields.Integer(validate=validate.Range(min=0))
-    end_ns = fields.Integer(validate=validate.Range(min=1))
+class ExportQuery(WindowQuery):
     gzip = fields.Boolean(load_default=True)
 
 
