@@ -67,8 +67,8 @@ def paths(rid: str) -> list[str]:
 def test_traversal_in_the_run_segment_and_after_it(setup: tuple[FlaskClient, str, Path]) -> None:
     client, rid, _ = setup
     for bad in TRAVERSALS:
-        for path in paths(bad) + [f"/api/v1/runs/{bad}", f"/api/v1/runs/{rid}/{bad}",
-                                  f"/api/v1/runs/{rid}/overview/{bad}"]:  # fmt: skip
+        around = [f"/api/v1/runs/{bad}", f"/api/v1/runs/{rid}/{bad}", f"/api/v1/runs/{rid}/x/{bad}"]
+        for path in [*paths(bad), *around]:
             check_refused(client.get(path), path)
 
 
