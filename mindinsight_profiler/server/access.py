@@ -1,0 +1,143 @@
+"""From a run id and worker/span to cached results, never parsing anything in a request.
+
+A request resolves its input through the registry (opaque id, worker and span checked
+against the run's own) and then reads only the workspace cache: the report, the
+memory-mapped trace, the timeline index, the stored advice. When the background analysis
+has not written them yet the answer is 409 `not_ready`, so no request ever waits for a
+multi-second parse (MindInsight re-read the files on every request). A corrupt entry is
+also `not_ready`: the background analysis rebuilds it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from threading import Lock
+from typing import Any
+
+import msgspec
+
+from mindinsight_profiler.advice_pipeline import _stored_name
+from mindinsight_profiler.advisor.model import Advice
+from mindinsight_profiler.analysis.report import REPORT_VERSION
+from mindinsight_profiler.analysis.timeline_index import (
+    TimelineIndex,
+    has_timeline_index,
+    timeline_index,
+)
+from mindinsight_profiler.errors import CacheError
+from mindinsight_profiler.formats.discovery import TraceFile
+from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.pipeline import _variant
+from mindinsight_profiler.server.app import services
+from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.registry import RunEntry
+from mindinsight_profiler.store.cache import CacheEntry, Workspace
+
+
+@dataclass(frozen=True)
+class Target:
+    """One worker's input of a run, and its cache entry."""
+
+    run: RunEntry
+    file: TraceFile
+    cache: CacheEntry
+
+    def where(self) -> dict[str, str]:
+        return {"run": self.run.id, "worker": self.file.worker, "span": self.file.span}
+
+
+def _not_ready(target: Target, what: str) -> ApiError:
+    return ApiError(
+        409, "not_ready",
+        f"{what} of run {target.run.name} worker {target.file.worker} is not analysed yet",
+        run=target.run.id, worker=target.file.worker,
+    )  # fmt: skip
+
+
+def workspace() -> Workspace:
+    return Workspace(services().settings.workspace)
+
+
+def resolve(run: str, worker: str | None = None, span: str | None = None) -> Target:
+    """The run's worker/span (404 when not one of the run's) and its cache entry."""
+    entry, file = services().registry.file(run, worker, span)
+    cache = workspace().entry(file.path, _variant(file.format, file.worker))
+    return Target(entry, file, cache)
+
+
+def report(target: Target) -> dict[str, Any]:
+    """The cached report of the target, as `mindinsight analyse --format json` prints it."""
+    try:
+        found = target.cache.load_report()
+    except CacheError:
+        found = None
+    if found is None or found.get("report_version") != REPORT_VERSION:
+        raise _not_ready(target, "the report")
+    return dict(found, worker=target.file.worker, span=target.file.span)
+
+
+class _Traces:
+    """A few memory-mapped traces per process: reopening one costs a manifest read and
+    checksums; keyed by the cache entry (its key changes when the input changes)."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._items: OrderedDict[str, tuple[Trace, dict[str, Any]]] = OrderedDict()
+        self._lock = Lock()
+        self.size = size
+
+    def get(self, target: Target) -> tuple[Trace, dict[str, Any]]:
+        key = str(target.cache.dir)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        try:
+            trace = target.cache.load_trace()
+        except CacheError:
+            trace = None
+        if trace is None:
+            raise _not_ready(target, "the trace")
+        item: tuple[Trace, dict[str, Any]] = (trace, {})
+        with self._lock:
+            self._items[key] = item
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return item
+
+
+_traces = _Traces()
+
+
+def trace(target: Target) -> Trace:
+    return _traces.get(target)[0]
+
+
+def derived(target: Target, name: str) -> dict[str, Any]:
+    """Per-trace memo of things computed from the cached trace (operator tree, tables)."""
+    return _traces.get(target)[1].setdefault(name, {})
+
+
+def timeline(target: Target) -> tuple[Trace, TimelineIndex]:
+    """The trace and its cached timeline index (built by the background analysis)."""
+    found = trace(target)
+    if not has_timeline_index(found):
+        raise _not_ready(target, "the timeline index")
+    return found, timeline_index(found)
+
+
+def advice(target: Target) -> Advice:
+    """The stored advice for the server's rules; computed by the background analysis."""
+    settings = services().settings
+    stored = target.cache.dir / _stored_name(settings.rules_dirs, target.run.run)
+    try:
+        return msgspec.json.decode(stored.read_bytes(), type=Advice)
+    except (OSError, msgspec.DecodeError):
+        raise _not_ready(target, "the advice") from None
+
+
+def run_reports(run: str, span: str | None = None) -> tuple[RunEntry, list[dict[str, Any]]]:
+    """Every worker's cached report of the run (for the cluster summary)."""
+    entry = services().registry.get(run)
+    reports = [report(resolve(run, w, span)) for w in entry.run.workers]
+    return entry, reports

@@ -1,0 +1,78 @@
+"""The OpenAPI document of /api/v1, generated from the routes' marshmallow schemas.
+
+Built from `routes.common.ENDPOINTS`, the same declarations the views validate with, so
+the contract the dashboard is checked against is what the server really accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Blueprint, Response, jsonify, request
+
+from mindinsight_profiler._version import __version__
+from mindinsight_profiler.server import schemas
+from mindinsight_profiler.server.routes.common import ENDPOINTS
+
+RUN_PARAM = {"in": "path", "name": "run", "required": True, "schema": {"type": "string"},
+             "description": "opaque run id from GET /runs"}  # fmt: skip
+_ERRORS = {
+    "400": "a bad parameter (the error names it)",
+    "404": "unknown run, worker, span or device",
+    "409": "not analysed yet (code not_ready): ask again later",
+}
+
+
+def _path(rule: str) -> str:
+    """Flask's `<run>` as OpenAPI's `{run}`."""
+    return re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule)
+
+
+def _responses(ok: dict[str, Any]) -> dict[str, Any]:
+    error = {"content": {"application/json": {"schema": "Error"}}}
+    return {"200": ok, **{code: {"description": d, **error} for code, d in _ERRORS.items()}}
+
+
+def build_spec(server_url: str = "/api/v1") -> dict[str, Any]:
+    """The document; paths are relative to `server_url` (the API's mount point)."""
+    spec = APISpec(
+        title="mindinsight_profiler", version=__version__, openapi_version="3.0.3",
+        plugins=[MarshmallowPlugin()], servers=[{"url": server_url}],
+    )  # fmt: skip
+    spec.components.schema("Error", schema=schemas.Error)
+    spec.path(path="/runs", operations={"get": {
+        "summary": "Every run under the base dir: id, name, workers, formats",
+        "responses": {"200": {"description": "the runs"}},
+    }})  # fmt: skip
+    spec.path(path="/runs/{run}", operations={"get": {
+        "summary": "One run", "parameters": [RUN_PARAM],
+        "responses": _responses({"description": "the run"}),
+    }})  # fmt: skip
+    spec.path(path="/openapi.json", operations={"get": {
+        "summary": "This document", "responses": {"200": {"description": "OpenAPI 3"}},
+    }})  # fmt: skip
+    for ep in ENDPOINTS:
+        if ep.response is None:
+            ok: dict[str, Any] = {"description": "a file download (Content-Disposition)"}
+        else:
+            name = ep.response.__name__
+            if name not in spec.components.schemas:
+                spec.components.schema(name, schema=ep.response)
+            ok = {"description": ep.summary, "content": {"application/json": {"schema": name}}}
+        operation = {
+            "operationId": ep.name, "summary": ep.summary,
+            "parameters": [RUN_PARAM, {"in": "query", "schema": ep.query}],
+            "responses": _responses(ok),
+        }  # fmt: skip
+        spec.path(path=_path(ep.rule), operations={"get": operation})
+    return spec.to_dict()
+
+
+def register(api: Blueprint) -> None:
+    @api.get("/openapi.json")
+    def openapi_json() -> Response:
+        """The OpenAPI document, its server URL where this request found the API."""
+        return jsonify(build_spec(request.script_root + request.path[: -len("/openapi.json")]))

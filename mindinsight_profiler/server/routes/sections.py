@@ -1,0 +1,129 @@
+"""Report sections of one worker (overview, step trace, data pipeline, memory, ...), the
+cluster summary over the run's workers, the diff of two runs and the advisor's findings.
+
+All of them are views of the cached report: the same numbers `mindinsight analyse
+--format json` prints, cut to the section asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from flask import Blueprint
+
+from mindinsight_profiler.advisor.model import SEVERITY_RANK
+from mindinsight_profiler.analysis.cluster import cluster_summary
+from mindinsight_profiler.analysis.diff import diff_reports
+from mindinsight_profiler.server import access, schemas
+from mindinsight_profiler.server.app import services
+from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.routes.common import endpoint
+
+bp = Blueprint("sections", __name__)
+
+
+def _data_pipeline_summary(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not section:
+        return None
+    wait = section.get("data_wait") or {}
+    return {
+        "framework": section.get("framework"),
+        "data_wait": {k: wait.get(k) for k in ("average_us", "share", "loader_share")},
+        "verdict": section.get("verdict"),
+    }
+
+
+def _memory_peaks(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not section:
+        return None
+    keys = ("device", "peak_allocated", "peak_reserved")
+    return {"devices": [{k: d.get(k) for k in keys} for d in section.get("devices") or []]}
+
+
+@endpoint(bp, "/runs/<run>/overview", schemas.Query, schemas.Overview)
+def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Steps, time breakdown, GPU, operator types, data pipeline, memory peaks, distributed."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    r = access.report(target)
+    return {
+        **target.where(),
+        **{k: r.get(k) for k in ("format", "steps", "breakdown_us", "gpu", "op_types")},
+        "data_pipeline": _data_pipeline_summary(r.get("data_pipeline")),
+        "memory": _memory_peaks(r.get("memory")),
+        "distributed": r.get("distributed"),
+        "parallel": r.get("parallel"),
+    }
+
+
+def _section(run: str, p: dict[str, Any], key: str) -> dict[str, Any]:
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    return {**target.where(), "data": access.report(target).get(key)}
+
+
+@endpoint(bp, "/runs/<run>/step-trace", schemas.Query, schemas.Section)
+def step_trace(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Step trace: FP/BP points, stages and per-step iteration interval, FP+BP and tail."""
+    return _section(run, p, "step_trace")
+
+
+@endpoint(bp, "/runs/<run>/data-pipeline", schemas.Query, schemas.Section)
+def data_pipeline(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Data pipeline: data wait per step, queues, workers, operators and the verdict."""
+    return _section(run, p, "data_pipeline")
+
+
+@endpoint(bp, "/runs/<run>/memory", schemas.DeviceQuery, schemas.Section)
+def memory(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Memory curves, peaks and the operators allocating most, per device (or one device)."""
+    out = _section(run, p, "memory")
+    device = p.get("device")
+    if device is not None and out["data"] is not None:
+        devices = [d for d in out["data"]["devices"] if d["device"] == device]
+        if not devices:
+            raise ApiError(404, "not_found", f"device {device!r} not in this worker's memory",
+                           parameter="device")  # fmt: skip
+        out["data"] = dict(out["data"], devices=devices)
+    return out
+
+
+@endpoint(bp, "/runs/<run>/communication", schemas.Query, schemas.Section)
+def communication(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Communication of this rank: per-step computation/communication overlap, collectives."""
+    return _section(run, p, "communication")
+
+
+@endpoint(bp, "/runs/<run>/modules", schemas.Query, schemas.Section)
+def modules(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Time per nn.Module (host and device, self and total), with each module's parent."""
+    return _section(run, p, "modules")
+
+
+@endpoint(bp, "/runs/<run>/cluster", schemas.ClusterQuery, schemas.Cluster)
+def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Cluster summary over every worker of the run: slowest rank, collective waiting."""
+    entry, reports = access.run_reports(run, p.get("span"))
+    return {"run": entry.id, "workers": entry.run.workers, **cluster_summary(reports)}
+
+
+@endpoint(bp, "/runs/<run>/diff", schemas.DiffQuery, schemas.Diff)
+def diff(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """This worker (before) against a worker of another run (after): what changed."""
+    top = schemas.cap("top", p["top"], services().settings.max_page_size)
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    try:
+        other = access.resolve(p["other"], p.get("other_worker"), p.get("other_span"))
+    except ApiError as exc:
+        raise ApiError(exc.status, exc.code, f"other: {exc.message}", parameter="other") from None
+    result = diff_reports(access.report(target), access.report(other), top)
+    return {**target.where(), "other": other.where(), **result}
+
+
+@endpoint(bp, "/runs/<run>/advice", schemas.AdviceQuery, schemas.Advice)
+def advice(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """The advisor's ranked findings (at least `min_severity`), and what else was checked."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    found = access.advice(target)
+    limit = SEVERITY_RANK[p["min_severity"]]
+    found.findings = [f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
+    return {**target.where(), "advice": msgspec.to_builtins(found)}

@@ -1,0 +1,99 @@
+"""Timeline: level-of-detail windows, name search and the Chrome-trace download.
+
+Times in parameters and answers are ns relative to the trace's origin (its first start),
+as in `timeline_window`: absolute epoch ns do not survive a browser's doubles. Everything
+reads the cached trace and its cached timeline index.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response
+
+from mindinsight_profiler.analysis.timeline import search_events, timeline_window
+from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
+from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.server import access, schemas
+from mindinsight_profiler.server.app import services
+from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.routes.common import endpoint
+
+bp = Blueprint("timeline", __name__)
+CHUNK = 1 << 16
+
+
+def _window(p: dict[str, Any], origin: int, span: int) -> tuple[int, int]:
+    """Absolute [t0, t1) from the relative `start_ns`/`end_ns` (default: the whole trace)."""
+    start = p.get("start_ns", 0)
+    end = p.get("end_ns", max(span, start + 1))
+    if end <= start:
+        raise ApiError(400, "bad_parameter", "end_ns: must be after start_ns", parameter="end_ns")
+    return origin + start, origin + end
+
+
+@endpoint(bp, "/runs/<run>/timeline", schemas.TimelineQuery, schemas.Timeline)
+def timeline(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Drawable events and merged busy blocks of a window at `width_px` pixels."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    trace, index = access.timeline(target)
+    meta = index["timeline_meta"]
+    origin, span = int(meta["origin_ns"][0]), int(meta["span_ns"][0])
+    t0, t1 = _window(p, origin, span)
+    tracks = [int(t) for t in p["tracks"].split(",")] if p.get("tracks") else None
+    window = timeline_window(trace, index, tracks, t0, t1, p["width_px"], p["max_items"])
+    return {**target.where(), "window": window}
+
+
+@endpoint(bp, "/runs/<run>/timeline/search", schemas.SearchQuery, schemas.Timeline)
+def timeline_search(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """The first events (by start) whose name contains `q`, any case, and the match count."""
+    limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    trace, _ = access.timeline(target)
+    return {**target.where(), "window": search_events(trace, p["q"], limit)}
+
+
+def _stream(path: Path) -> Iterator[bytes]:
+    """The file's bytes; it is unlinked once open, so an aborted download leaves nothing."""
+    with open(path, "rb") as f:
+        path.unlink(missing_ok=True)
+        while chunk := f.read(CHUNK):
+            yield chunk
+
+
+def _origin(trace: Trace) -> int:
+    start = trace.events["start_ns"]
+    return int(start.min()) if len(start) else 0
+
+
+@endpoint(bp, "/runs/<run>/timeline/export", schemas.ExportQuery, None)
+def timeline_export(run: str, p: dict[str, Any]) -> Response:
+    """Download the trace (or a window of it) as Chrome-trace JSON for Perfetto."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    trace = access.trace(target)
+    origin = _origin(trace)
+    t0 = t1 = None
+    if "start_ns" in p or "end_ns" in p:
+        end = trace.events["end_ns"]
+        t0, t1 = _window(p, origin, int(end.max()) - origin if len(end) else 1)
+    suffix = ".json.gz" if p["gzip"] else ".json"
+    fd, name = tempfile.mkstemp(prefix="mindinsight-export-", suffix=suffix)
+    os.close(fd)
+    try:
+        export_chrome_trace(trace, name, t0, t1)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{target.run.name}-{target.file.worker}")
+    headers = {
+        "Content-Disposition": f'attachment; filename="{label}{suffix}"',
+        "Content-Length": str(Path(name).stat().st_size),
+    }
+    mime = "application/gzip" if p["gzip"] else "application/json"
+    return Response(_stream(Path(name)), mimetype=mime, headers=headers)

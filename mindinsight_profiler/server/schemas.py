@@ -1,0 +1,218 @@
+"""marshmallow schemas: every request's query parameters in, every response's shape out.
+
+One parameter style for the whole API: the run is in the path, the worker and span (and
+where it matters the device) are query parameters, and each endpoint adds its own options.
+A query schema rejects unknown parameters, wrong types and values over the caps; `parse`
+turns that into one 400 `bad_parameter` error naming the parameter, so a client never
+gets a 500 for a bad request. Response schemas fix the top-level structure of each answer
+(the sections below it are the report's own, documented with the report).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from werkzeug.datastructures import MultiDict
+
+from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
+from mindinsight_profiler.server.errors import ApiError
+
+#: Longest worker/span/device name, search text and row cap (independent of settings).
+MAX_NAME = 256
+MAX_SEARCH = 200
+MAX_TIMELINE_ITEMS = 20000
+MAX_WIDTH_PX = 16384
+SEVERITIES = ("high", "medium", "low")
+
+
+def _name(**kw: Any) -> fields.String:
+    return fields.String(validate=validate.Length(min=1, max=MAX_NAME), **kw)
+
+
+class Query(Schema):
+    """Parameters of every per-worker endpoint: which worker and span of the run."""
+
+    class Meta:
+        unknown = RAISE
+
+    worker = _name(metadata={"description": "worker of the run (default: the first)"})
+    span = _name(metadata={"description": "span of the worker (default: the first)"})
+
+
+class DeviceQuery(Query):
+    device = _name(metadata={"description": "only this device (e.g. CUDA:0)"})
+
+
+class PageQuery(Query):
+    """Server-side sort, filter and page of a table; `limit` is capped by the settings."""
+
+    sort = fields.String(validate=validate.Length(max=64))
+    order = fields.String(load_default="desc", validate=validate.OneOf(("asc", "desc")))
+    search = fields.String(validate=validate.Length(min=1, max=MAX_SEARCH))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1))
+
+
+class OperatorQuery(PageQuery):
+    group_by = fields.String(
+        load_default="name",
+        validate=validate.OneOf((*OPERATOR_GROUPS, "type", "instance")),
+        metadata={"description": "rows by name, input shapes, call stack, type, or per call"},
+    )
+    type = fields.String(
+        validate=validate.Length(min=1, max=MAX_SEARCH),
+        metadata={"description": "instances only: comma-separated operator types to keep"},
+    )
+
+
+class KernelQuery(PageQuery):
+    group_by = fields.String(load_default="name", validate=validate.OneOf(KERNEL_GROUPS))
+
+
+class DiffQuery(Query):
+    other = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{16}$"))
+    other_worker = _name()
+    other_span = _name()
+    top = fields.Integer(load_default=10, validate=validate.Range(min=1))
+
+
+class WindowQuery(Query):
+    """A window in ns relative to the trace's origin (default: all of it)."""
+
+    start_ns = fields.Integer(validate=validate.Range(min=0))
+    end_ns = fields.Integer(validate=validate.Range(min=1))
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("end_ns", 1 << 62) <= data.get("start_ns", 0):
+            raise ValidationError("must be after start_ns", field_name="end_ns")
+
+
+class TimelineQuery(WindowQuery):
+    """The window's drawable items at `width_px` pixels."""
+
+    width_px = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=MAX_WIDTH_PX))
+    tracks = fields.String(
+        validate=validate.Regexp(r"^\d{1,6}(,\d{1,6}){0,1023}$"),
+        metadata={"description": "comma-separated track numbers (default: all)"},
+    )
+    max_items = fields.Integer(
+        load_default=5000, validate=validate.Range(min=1, max=MAX_TIMELINE_ITEMS)
+    )
+
+
+class SearchQuery(Query):
+    q = fields.String(required=True, validate=validate.Length(min=1, max=MAX_SEARCH))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1))
+
+
+class ExportQuery(WindowQuery):
+    gzip = fields.Boolean(load_default=True)
+
+
+class AdviceQuery(Query):
+    min_severity = fields.String(load_default="low", validate=validate.OneOf(SEVERITIES))
+
+
+class ClusterQuery(Schema):
+    class Meta:
+        unknown = RAISE
+
+    span = _name()
+
+
+def parse(schema: Schema, args: MultiDict[str, str]) -> dict[str, Any]:
+    """The validated parameters, or a 400 naming the first bad one (all in the message)."""
+    repeated = sorted(k for k in args if len(args.getlist(k)) > 1)
+    if repeated:
+        raise ApiError(400, "bad_parameter", f"{repeated[0]}: given more than once",
+                       parameter=repeated[0])  # fmt: skip
+    try:
+        loaded: dict[str, Any] = schema.load(args.to_dict())
+    except ValidationError as exc:
+        messages = exc.normalized_messages()
+        names = sorted(messages)
+        text = "; ".join(f"{n}: {' '.join(map(str, _flat(messages[n])))}" for n in names)
+        raise ApiError(400, "bad_parameter", text, parameter=names[0]) from None
+    return loaded
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [m for v in value.values() for m in _flat(v)]
+    return [value]
+
+
+def cap(name: str, value: int, limit: int) -> int:
+    """A count over a cap from the settings is a 400, not a silently shorter answer."""
+    if value > limit:
+        raise ApiError(400, "bad_parameter", f"{name}: at most {limit}", parameter=name)
+    return value
+
+
+# Responses: the envelope every per-worker answer shares, then one schema per endpoint.
+
+
+class Where(Schema):
+    run = fields.String(required=True)
+    worker = fields.String(required=True)
+    span = fields.String(required=True)
+
+
+class Overview(Where):
+    format = fields.String()
+    steps = fields.Dict()
+    breakdown_us = fields.Dict()
+    gpu = fields.Dict(allow_none=True)
+    op_types = fields.Dict(allow_none=True)
+    data_pipeline = fields.Dict(allow_none=True)
+    memory = fields.Dict(allow_none=True)
+    distributed = fields.Dict(allow_none=True)
+    parallel = fields.Dict(allow_none=True)
+
+
+class Section(Where):
+    """One report section as the report holds it (None when the input has none)."""
+
+    data = fields.Raw(allow_none=True)
+
+
+class Page(Where):
+    group_by = fields.String()
+    sort = fields.String()
+    order = fields.String()
+    total = fields.Integer()
+    offset = fields.Integer()
+    limit = fields.Integer()
+    rows = fields.List(fields.Dict())
+
+
+class Cluster(Schema):
+    run = fields.String(required=True)
+    workers = fields.List(fields.String())
+    ranks = fields.List(fields.Dict())
+    slowest = fields.Dict(allow_none=True)
+    collectives = fields.List(fields.Dict())
+
+
+class Diff(Where):
+    other = fields.Dict()
+    step = fields.Dict()
+    breakdown = fields.List(fields.Dict())
+    operators = fields.Dict()
+    kernels = fields.Dict()
+
+
+class Timeline(Where):
+    window = fields.Dict()
+
+
+class Advice(Where):
+    advice = fields.Dict()
+
+
+class Error(Schema):
+    error = fields.Dict(required=True)
