@@ -75,6 +75,11 @@ def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, separators=(",", ":"), default=json_default))
 
 
+#: Files beside the manifest that `save` keeps when it rewrites an entry (not in the manifest:
+#: each is checked by its own reader).
+SIDECARS = ("advice-*.json",)
+
+
 class CacheEntry:
     """One cached input: `load_*` returns None on a miss, raises CacheError when corrupt."""
 
@@ -183,6 +188,7 @@ class CacheEntry:
                 "files": files,
             }
             _write_json(tmp / "manifest.json", manifest)
+            self._keep_sidecars(tmp)
             if self.dir.exists():
                 shutil.rmtree(self.dir, ignore_errors=True)
             try:
@@ -192,6 +198,20 @@ class CacheEntry:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+
+    def _keep_sidecars(self, tmp: Path) -> None:
+        """Carry derived files of the same input (stored advice) into the rewritten entry.
+
+        A rewrite (e.g. adding the timeline index) does not change the input, and each
+        sidecar's name already holds the key it depends on; dropping them would only make
+        the next request recompute them (or, for a cache-only server, answer "not ready").
+        """
+        for pattern in SIDECARS:
+            for path in self.dir.glob(pattern) if self.dir.is_dir() else []:
+                try:
+                    shutil.copy2(path, tmp / path.name)
+                except OSError:
+                    continue
 
     def discard(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)

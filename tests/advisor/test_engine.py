@@ -9,6 +9,7 @@ import pytest
 from mindinsight_profiler.advisor.expr import ExpressionError, evaluate, parse
 from mindinsight_profiler.advisor.rules import load_rules
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.store.cache import Workspace
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
 
@@ -141,3 +142,14 @@ def test_stored_advice_is_reused_and_a_corrupt_copy_recomputed(tmp_path: Path) -
     stored.write_text('{"advice_version": 1, "findings": [')  # a torn write by another tool
     assert advise_path(path, tmp_path) == first
     assert stored.read_text().startswith('{"advice_version":1')
+
+
+def test_stored_advice_survives_adding_the_timeline_index(tmp_path: Path) -> None:
+    from mindinsight_profiler.pipeline import load_timeline
+
+    path = shared("kineto/resnet50_num_workers_4")
+    first = advise_path(path, tmp_path)
+    (stored,) = tmp_path.rglob("advice-*.json")
+    trace_file = next(path.glob("*.pt.trace.json*"))
+    load_timeline(trace_file, Workspace(tmp_path))  # rewrites the cache entry
+    assert stored.exists() and advise_path(path, tmp_path) == first
