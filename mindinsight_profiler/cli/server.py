@@ -117,6 +117,9 @@ def start(args: argparse.Namespace) -> int:
         "--name", f"mindinsight-{args.port}", APP,
     ]  # fmt: skip
     env = {**os.environ, **settings.to_env()}
+    if args.foreground:  # before the child exists: a signal during start-up also stops it
+        for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
+            signal.signal(signum, _interrupt)
     log_out = open(logs / f"gunicorn-{args.port}.out", "ab")  # noqa: SIM115 (child keeps it)
     proc = subprocess.Popen(
         cmd, env=env, stdin=subprocess.DEVNULL, stdout=log_out, stderr=log_out,
@@ -125,26 +128,30 @@ def start(args: argparse.Namespace) -> int:
     log_out.close()
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}{settings.url_path_prefix}"
+    try:
+        return _serve(proc, url, logs, args.port, args.foreground, f"{base}", workspace)
+    except KeyboardInterrupt:
+        _terminate(proc.pid, 30.0, proc)
+        pidf.unlink(missing_ok=True)
+        return 0
+
+
+def _serve(
+    proc: subprocess.Popen[bytes], url: str, logs: Path, port: int, foreground: bool,
+    base: str, workspace: Path,
+) -> int:  # fmt: skip
+    """Wait until the server answers, then return (or, in the foreground, wait for it)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _healthy(url):
         if proc.poll() is not None or time.monotonic() > deadline:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-            tail = _tail(logs / f"gunicorn-{args.port}.log")
+            tail = _tail(logs / f"gunicorn-{port}.log")
             raise InputError(url, f"server did not start (see {logs}):\n{tail}")
         time.sleep(0.2)
     print(f"mindinsight: serving {base} at {url}/ (pid {proc.pid}, workspace {workspace})")
     sys.stdout.flush()
-    if not args.foreground:
-        return 0
-    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
-        signal.signal(signum, _interrupt)
-    try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        _terminate(proc.pid, 30.0, proc)
-        pidf.unlink(missing_ok=True)
-        return 0
+    return proc.wait() if foreground else 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
