@@ -2,9 +2,10 @@
 
 Starts the real `mindinsight start` over a base dir holding the x15 run (a hard link to
 `/tmp/mi-bench-inputs/x15`, made by bench/make_inputs.py), waits until its analysis is in
-the cache, then runs N concurrent clients (threads, a new connection per request, as
-gunicorn's sync workers close each one) for S seconds against the run list, the run
-detail and health. Prints one JSON summary: requests, errors, p50/p99 latency, and each
+the cache, then runs N concurrent clients (threads, each holding one keep-alive
+connection) for S seconds against the run list, the run
+detail and the analysis endpoints (overview, operators, kernels, advice, step trace, a
+timeline window). Prints one JSON summary: requests, errors, p50/p99 latency, and each
 gunicorn worker's RSS sampled every second (first, last, max).
 
     PYTHONPATH=$PWD python bench/load_bench.py [--clients 32] [--seconds 30]
@@ -13,6 +14,7 @@ gunicorn worker's RSS sampled every second (first, last, max).
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import shutil
@@ -59,6 +61,7 @@ def main() -> int:
     p.add_argument("--clients", type=int, default=32)
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--threads", type=int, default=None, help="gunicorn threads per worker")
     p.add_argument("--port", type=int, default=18931)
     args = p.parse_args()
     clients, seconds = min(args.clients, MAX_CLIENTS), min(args.seconds, MAX_SECONDS)
@@ -71,7 +74,8 @@ def main() -> int:
         except OSError:
             shutil.copyfile(f, base / f.name)
     started = _cli("start", "--summary-base-dir", str(tmp / "base"), "--port", str(args.port),
-                   "--workspace", str(ws), "--workers", str(args.workers))  # fmt: skip
+                   "--workspace", str(ws), "--workers", str(args.workers),
+                   *(["--threads", str(args.threads)] if args.threads else []))  # fmt: skip
     if started.returncode != 0:
         print(started.stderr, file=sys.stderr)
         return 1
@@ -84,29 +88,48 @@ def main() -> int:
                 break
             time.sleep(0.5)
         analysis_s = time.monotonic() - t0
-        paths = ["/api/v1/runs", f"/api/v1/runs/{run['id']}", "/healthz"]
+        rid = run["id"]
+        paths = [
+            "/api/v1/runs", f"/api/v1/runs/{rid}", f"/api/v1/runs/{rid}/overview",
+            f"/api/v1/runs/{rid}/operators?limit=50", f"/api/v1/runs/{rid}/kernels?limit=50",
+            f"/api/v1/runs/{rid}/advice", f"/api/v1/runs/{rid}/step-trace",
+            f"/api/v1/runs/{rid}/timeline?start_ns=0&end_ns=20000000&width_px=1500",
+        ]  # fmt: skip
+        for path in paths:  # every path answers before the clock starts
+            _get(url + path)
         master = int((ws / f"server-{args.port}.pid").read_text())
         workers = _workers(master)
         rss: dict[int, list[float]] = {w: [] for w in workers}
         latencies: list[float] = []
+        by_path: dict[str, list[float]] = {path: [] for path in paths}
         errors: list[str] = []
         stop_at = time.monotonic() + seconds
         lock = threading.Lock()
 
         def client(i: int) -> None:
+            """One keep-alive connection per client, as a browser tab would hold."""
             n = i
+            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=30)
             while time.monotonic() < stop_at:
                 path = paths[n % len(paths)]
                 n += 1
                 t = time.perf_counter()
                 try:
-                    _get(url + path)
+                    conn.request("GET", path)
+                    response = conn.getresponse()
+                    response.read()
+                    if response.status != 200:
+                        raise RuntimeError(f"HTTP {response.status}")
                 except Exception as exc:  # counted, and the first few kept
                     with lock:
                         errors.append(f"{path}: {exc}")
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=30)
                     continue
                 with lock:
                     latencies.append(time.perf_counter() - t)
+                    by_path[path].append(time.perf_counter() - t)
+            conn.close()
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         for t in threads:
@@ -127,8 +150,15 @@ def main() -> int:
             "p50_ms": round(float(np.percentile(lat_ms, 50)), 2) if len(lat_ms) else None,
             "p99_ms": round(float(np.percentile(lat_ms, 99)), 2) if len(lat_ms) else None,
             "max_ms": round(float(lat_ms.max()), 2) if len(lat_ms) else None,
+            "per_path_p50_p99_ms": {
+                path.split("?")[0].rsplit("/", 1)[-1] or path: [
+                    round(float(np.percentile(v, q)) * 1000, 2) for q in (50, 99)
+                ]
+                for path, v in by_path.items() if v
+            },
             "worker_rss_mb": {
-                str(w): {"first": s[0], "last": s[-1], "max": max(s)} for w, s in rss.items() if s
+                str(w): {"first": s[0], "last": s[-1], "max": max(s), "samples": s}
+                for w, s in rss.items() if s
             },
             "cpus": os.cpu_count(),
         }  # fmt: skip

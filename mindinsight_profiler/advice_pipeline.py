@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ def _run_fingerprint(run: Run | None) -> str:
     return h.hexdigest()[:12]
 
 
+@lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
     """The advisor's own code (facts change between releases too, and during development)."""
     h = hashlib.sha256(f"{ADVICE_VERSION}-{__version__}".encode())

@@ -106,9 +106,11 @@ def load_rules(extra_dirs: Iterable[str | Path] = ()) -> list[Rule]:
 
 
 def rules_fingerprint(extra_dirs: Iterable[str | Path] = ()) -> str:
-    """A hash of every rule file's name and text: stored advice is reused only when equal."""
+    """A hash of every rule file's path, size and mtime: stored advice is reused only when
+    equal. (Stat, not content: the server computes it on every advice request.)"""
     h = hashlib.sha256()
     for folder in [builtin_rules_dir(), *map(Path, extra_dirs)]:
         for path in sorted(Path(folder).glob("*.toml")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+            st = path.stat()
+            h.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:16]

@@ -36,6 +36,8 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--port", type=int, default=8080)
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     s.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    s.add_argument("--threads", type=int, default=4,
+                   help="request threads per worker (gthread: keep-alive connections)")  # fmt: skip
     s.add_argument("--url-path-prefix", default="", help="serve under this path prefix")
     s.add_argument("--reload-interval", type=float, default=60.0,
                    help="seconds between run discovery scans (0: once)")  # fmt: skip
@@ -86,6 +88,8 @@ def start(args: argparse.Namespace) -> int:
         raise InputError(base, "summary base dir does not exist or is not a folder")
     if not 0 < args.port < 65536 or args.workers < 1 or args.reload_interval < 0:
         raise InputError("--port/--workers/--reload-interval", "out of range")
+    if not 1 <= args.threads <= 64:
+        raise InputError("--threads", "must be between 1 and 64")
     workspace = Workspace(args.workspace).root.resolve()
     workspace.mkdir(parents=True, exist_ok=True)
     pidf = pid_file(workspace, args.port)
@@ -112,6 +116,7 @@ def start(args: argparse.Namespace) -> int:
     bind = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
     cmd = [
         sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(args.workers),
+        "--worker-class", "gthread", "--threads", str(args.threads), "--keep-alive", "5",
         "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20",
         "--error-logfile", str(logs / f"gunicorn-{args.port}.log"), "--capture-output",
         "--name", f"mindinsight-{args.port}", APP,

@@ -10,6 +10,7 @@ also `not_ready`: the background analysis rebuilds it.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from threading import Lock
@@ -59,21 +60,70 @@ def workspace() -> Workspace:
     return Workspace(services().settings.workspace)
 
 
+#: How long a process trusts an input's fingerprint (hashing its first and last MiB costs
+#: about 2 ms, more than serving most requests): a changed input is seen within this time.
+FINGERPRINT_TTL_S = 2.0
+_entries: dict[tuple[str, str, str], tuple[float, CacheEntry]] = {}
+_entries_lock = Lock()
+
+
+def _cache_entry(file: TraceFile) -> CacheEntry:
+    ws = workspace()
+    key = (str(ws.root), str(file.path), _variant(file.format, file.worker))
+    now = time.monotonic()
+    with _entries_lock:
+        hit = _entries.get(key)
+    if hit is not None and now - hit[0] < FINGERPRINT_TTL_S:
+        return hit[1]
+    entry = ws.entry(file.path, key[2])
+    with _entries_lock:
+        if len(_entries) > 4096:
+            _entries.clear()
+        _entries[key] = (now, entry)
+    return entry
+
+
 def resolve(run: str, worker: str | None = None, span: str | None = None) -> Target:
     """The run's worker/span (404 when not one of the run's) and its cache entry."""
     entry, file = services().registry.file(run, worker, span)
-    cache = workspace().entry(file.path, _variant(file.format, file.worker))
-    return Target(entry, file, cache)
+    return Target(entry, file, _cache_entry(file))
+
+
+def _identity(target: Target) -> str:
+    """The cache entry as written: a rewrite (e.g. the timeline index added) changes it."""
+    try:
+        st = (target.cache.dir / "manifest.json").stat()
+    except OSError:
+        return f"{target.cache.dir}|missing"
+    return f"{target.cache.dir}|{st.st_mtime_ns}|{st.st_size}|{st.st_ino}"
+
+
+_reports: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_reports_lock = Lock()
+#: Parsed reports kept per process (a large run's report is a few hundred KB of JSON).
+REPORTS_KEPT = 32
 
 
 def report(target: Target) -> dict[str, Any]:
-    """The cached report of the target, as `mindinsight analyse --format json` prints it."""
-    try:
-        found = target.cache.load_report()
-    except CacheError:
-        found = None
-    if found is None or found.get("report_version") != REPORT_VERSION:
-        raise _not_ready(target, "the report")
+    """The cached report of the target, as `mindinsight analyse --format json` prints it.
+
+    Parsed once per process and entry version; callers get a shallow copy and must not
+    change nested values.
+    """
+    key = _identity(target)
+    with _reports_lock:
+        found = _reports.get(key)
+    if found is None:
+        try:
+            found = target.cache.load_report()
+        except CacheError:
+            found = None
+        if found is None or found.get("report_version") != REPORT_VERSION:
+            raise _not_ready(target, "the report")
+        with _reports_lock:
+            _reports[key] = found
+            while len(_reports) > REPORTS_KEPT:
+                _reports.popitem(last=False)
     return dict(found, worker=target.file.worker, span=target.file.span)
 
 
@@ -87,7 +137,7 @@ class _Traces:
         self.size = size
 
     def get(self, target: Target) -> tuple[Trace, dict[str, Any]]:
-        key = str(target.cache.dir)
+        key = _identity(target)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
@@ -131,9 +181,23 @@ def advice(target: Target) -> Advice:
     settings = services().settings
     stored = target.cache.dir / _stored_name(settings.rules_dirs, target.run.run)
     try:
-        return msgspec.json.decode(stored.read_bytes(), type=Advice)
+        st = stored.stat()
+        key = f"{stored}|{st.st_mtime_ns}|{st.st_size}"
+        with _reports_lock:
+            found = _advices.get(key)
+        if found is None:
+            found = msgspec.json.decode(stored.read_bytes(), type=Advice)
+            with _reports_lock:
+                if len(_advices) >= REPORTS_KEPT:
+                    _advices.clear()
+                _advices[key] = found
+        return found
     except (OSError, msgspec.DecodeError):
         raise _not_ready(target, "the advice") from None
+
+
+#: Decoded stored advice per process, by file version (callers must not change it).
+_advices: dict[str, Advice] = {}
 
 
 def run_reports(run: str, span: str | None = None) -> tuple[RunEntry, list[dict[str, Any]]]:

@@ -125,5 +125,7 @@ def advice(run: str, p: dict[str, Any]) -> dict[str, Any]:
     target = access.resolve(run, p.get("worker"), p.get("span"))
     found = access.advice(target)
     limit = SEVERITY_RANK[p["min_severity"]]
-    found.findings = [f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
-    return {**target.where(), "advice": msgspec.to_builtins(found)}
+    shown = msgspec.structs.replace(  # the stored advice is shared: never change it
+        found, findings=[f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
+    )
+    return {**target.where(), "advice": msgspec.to_builtins(shown)}
