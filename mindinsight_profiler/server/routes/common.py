@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+import msgspec
+from flask import Blueprint, Response, request
 from marshmallow import Schema
 
 from mindinsight_profiler.server.schemas import parse
@@ -33,6 +34,11 @@ ENDPOINTS: list[Endpoint] = []
 View = Callable[..., Any]
 
 
+def json_response(data: Any) -> Response:
+    """JSON through msgspec (several times faster than the json module on large answers)."""
+    return Response(msgspec.json.encode(data), mimetype="application/json")
+
+
 def endpoint(
     bp: Blueprint, rule: str, query: type[Schema], response: type[Schema] | None
 ) -> Callable[[View], View]:
@@ -43,13 +49,18 @@ def endpoint(
         summary = (fn.__doc__ or name).strip().splitlines()[0]
         ENDPOINTS.append(Endpoint(rule, name, summary, query, response))
 
+        # One instance each, shared by all requests: building a marshmallow schema costs
+        # more than most answers (schemas keep no per-call state).
+        query_schema = query()
+        response_schema = response() if response is not None else None
+
         def view(run: str) -> Response:
-            params = parse(query(), request.args)
+            params = parse(query_schema, request.args)
             result = fn(run, params)
             if isinstance(result, Response):
                 return result
-            assert response is not None
-            return jsonify(response().dump(result))
+            assert response_schema is not None
+            return json_response(response_schema.dump(result))
 
         view.__name__ = name
         view.__doc__ = fn.__doc__
