@@ -14,10 +14,10 @@ gunicorn worker's RSS sampled every second (first, last, max).
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +43,39 @@ def _get(url: str) -> bytes:
         return bytes(r.read())
 
 
+class _Connection:
+    """A persistent HTTP/1.1 connection that sends GETs and reads Content-Length bodies."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.buf = b""
+
+    def get(self, path: str) -> int:
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        while b"\r\n\r\n" not in self.buf:
+            self._recv()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        length = next(
+            int(line.split(b":", 1)[1]) for line in lines[1:]
+            if line.lower().startswith(b"content-length:")
+        )  # fmt: skip
+        while len(self.buf) < length:
+            self._recv()
+        self.buf = self.buf[length:]
+        return status
+
+    def _recv(self) -> None:
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise ConnectionError("closed by the server")
+        self.buf += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -62,6 +95,7 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=None, help="gunicorn threads per worker")
+    p.add_argument("--switch-interval-ms", type=float, default=None)
     p.add_argument("--port", type=int, default=18931)
     args = p.parse_args()
     clients, seconds = min(args.clients, MAX_CLIENTS), min(args.seconds, MAX_SECONDS)
@@ -107,28 +141,31 @@ def main() -> int:
         lock = threading.Lock()
 
         def client(i: int) -> None:
-            """One keep-alive connection per client, as a browser tab would hold."""
+            """One keep-alive HTTP/1.1 connection per client, as a browser tab would hold.
+
+            A minimal client (pre-built requests, Content-Length framing) so that the 2 cores
+            this machine shares between clients and server mostly serve the server.
+            """
             n = i
-            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=30)
+            conn = _Connection(args.port)
             while time.monotonic() < stop_at:
                 path = paths[n % len(paths)]
                 n += 1
                 t = time.perf_counter()
                 try:
-                    conn.request("GET", path)
-                    response = conn.getresponse()
-                    response.read()
-                    if response.status != 200:
-                        raise RuntimeError(f"HTTP {response.status}")
+                    status = conn.get(path)
+                    if status != 200:
+                        raise RuntimeError(f"HTTP {status}")
                 except Exception as exc:  # counted, and the first few kept
                     with lock:
                         errors.append(f"{path}: {exc}")
                     conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=30)
+                    conn = _Connection(args.port)
                     continue
+                elapsed = time.perf_counter() - t
                 with lock:
-                    latencies.append(time.perf_counter() - t)
-                    by_path[path].append(time.perf_counter() - t)
+                    latencies.append(elapsed)
+                    by_path[path].append(elapsed)
             conn.close()
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]

@@ -36,8 +36,9 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--port", type=int, default=8080)
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     s.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    s.add_argument("--threads", type=int, default=4,
-                   help="request threads per worker (gthread: keep-alive connections)")  # fmt: skip
+    s.add_argument("--threads", type=int, default=1,
+                   help="request threads per worker (gthread workers keep connections alive; "
+                        "on few cores more threads only add GIL contention)")  # fmt: skip
     s.add_argument("--url-path-prefix", default="", help="serve under this path prefix")
     s.add_argument("--reload-interval", type=float, default=60.0,
                    help="seconds between run discovery scans (0: once)")  # fmt: skip
