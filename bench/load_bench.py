@@ -95,7 +95,6 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=None, help="gunicorn threads per worker")
-    p.add_argument("--switch-interval-ms", type=float, default=None)
     p.add_argument("--port", type=int, default=18931)
     args = p.parse_args()
     clients, seconds = min(args.clients, MAX_CLIENTS), min(args.seconds, MAX_SECONDS)

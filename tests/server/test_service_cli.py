@@ -8,6 +8,7 @@ trace and a JSON file that is not a trace.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,6 +47,30 @@ def _base_dir(root: Path) -> Path:
     return base
 
 
+def _cli_json(*args: str | Path) -> Any:
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _served_equals_cli(server: Server, rid: str, folder: Path) -> None:
+    """Overview, step trace, operator count and advice of the live server vs the CLI."""
+    ws = server.workspace
+    cli = _cli_json("analyse", folder, "--format", "json", "--workspace", ws)
+    query = f"worker={cli['worker']}"
+    overview = server.get(f"/api/v1/runs/{rid}/overview?{query}")
+    for section in ("format", "steps", "breakdown_us", "gpu", "op_types"):
+        assert overview[section] == cli[section], (folder.name, section)
+    step_trace = server.get(f"/api/v1/runs/{rid}/step-trace?{query}")
+    assert step_trace["data"] == cli["step_trace"]
+    operators = server.get(f"/api/v1/runs/{rid}/operators?{query}&limit=5")
+    assert operators["total"] == len(cli["operators"])
+    advice = server.get(f"/api/v1/runs/{rid}/advice?{query}")["advice"]
+    cli_advice = _cli_json("advise", folder, "--format", "json", "--workspace", ws)
+    assert [f["id"] for f in advice["findings"]] == [f["id"] for f in cli_advice["findings"]]
+    assert advice == cli_advice
+
+
 def test_start_analyse_everything_and_stop(tmp_path: Path) -> None:
     server = Server(_base_dir(tmp_path), tmp_path / "ws")
     printed = server.start("--reload-interval", "1")
@@ -63,10 +89,10 @@ def test_start_analyse_everything_and_stop(tmp_path: Path) -> None:
         for name in ("truncated", "not_a_trace"):
             assert runs[name]["state"] == "failed", runs[name]
             assert f"{name}/worker0.1.pt.trace.json.gz" in runs[name]["error"]
-        # every good input was analysed into the cache: the CLI now reads it back from there
-        cli = run_cli("analyse", server.base / "kineto_gpu", "--workspace", server.workspace,
-                      "--format", "json")  # fmt: skip
-        assert cli.returncode == 0, cli.stderr
+        # every good input was analysed into the cache by the server; its answers equal the
+        # CLI's for the same input (the CLI reads the same cache entries back)
+        for name in ("kineto_gpu", "ascend", "mindspore"):
+            _served_equals_cli(server, runs[name]["id"], server.base / name)
         log = (server.workspace / "logs" / f"server-{server.port}.log").read_text()
         assert '"level": "info"' in log and "analysed" in log
     finally:
