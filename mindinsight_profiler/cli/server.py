@@ -30,19 +30,40 @@ START_TIMEOUT_S = 60.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def _env(name: str, default: Any) -> Any:
+    """An option's default from `MINDINSIGHT_<NAME>` (the command line still wins).
+
+    Returned as text: argparse converts a string default with the option's type, so a bad
+    value is reported like a bad command-line value.
+    """
+    raw = os.environ.get(f"MINDINSIGHT_{name}")
+    return default if raw in (None, "") else raw
+
+
 def add_parsers(sub: Any) -> None:
-    s = sub.add_parser("start", help="start the REST service (gunicorn) in the background")
-    s.add_argument("--summary-base-dir", type=Path, required=True, help="folder of runs")
-    s.add_argument("--port", type=int, default=8080)
-    s.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    s.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    s.add_argument("--threads", type=int, default=1,
+    s = sub.add_parser(
+        "start",
+        help="start the REST service (gunicorn) in the background",
+        description="Options default to MINDINSIGHT_<OPTION> environment variables "
+        "(e.g. MINDINSIGHT_SUMMARY_BASE_DIR, MINDINSIGHT_PORT).",
+    )
+    base = _env("SUMMARY_BASE_DIR", None)
+    s.add_argument("--summary-base-dir", type=Path, required=base is None, default=base,
+                   help="folder of runs")  # fmt: skip
+    s.add_argument("--port", type=int, default=_env("PORT", 8080))
+    s.add_argument("--host", default=_env("HOST", "127.0.0.1"),
+                   help="address to bind (default loopback)")  # fmt: skip
+    s.add_argument("--workers", type=int, default=_env("WORKERS", 2),
+                   help="gunicorn worker processes")  # fmt: skip
+    s.add_argument("--threads", type=int, default=_env("THREADS", 1),
                    help="request threads per worker (gthread workers keep connections alive; "
                         "on few cores more threads only add GIL contention)")  # fmt: skip
-    s.add_argument("--url-path-prefix", default="", help="serve under this path prefix")
-    s.add_argument("--reload-interval", type=float, default=60.0,
+    s.add_argument("--url-path-prefix", default=_env("URL_PATH_PREFIX", ""),
+                   help="serve under this path prefix")  # fmt: skip
+    s.add_argument("--reload-interval", type=float, default=_env("RELOAD_INTERVAL", 60.0),
                    help="seconds between run discovery scans (0: once)")  # fmt: skip
-    s.add_argument("--workspace", type=Path, help="cache and state folder (~/.mindinsight)")
+    s.add_argument("--workspace", type=Path, default=_env("WORKSPACE", None),
+                   help="cache and state folder (~/.mindinsight)")  # fmt: skip
     s.add_argument("--rules-dir", type=Path, action="append", default=[], help="advisor rules")
     s.add_argument("--foreground", action="store_true", help="stay attached until Ctrl-C")
     t = sub.add_parser("stop", help="stop the service started by `mindinsight start`")

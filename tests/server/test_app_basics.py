@@ -42,3 +42,13 @@ def test_symlink_out_of_the_base_dir_is_not_a_run(tmp_path: Path) -> None:
 def test_settings_round_trip_through_the_environment(tmp_path: Path) -> None:
     settings = Settings(tmp_path, workspace=tmp_path / "ws", port=9000, rules_dirs=(tmp_path,))
     assert Settings.from_env(settings.to_env()) == settings
+
+
+def test_start_takes_its_options_from_the_environment(tmp_path: Path) -> None:
+    from tests.integration.cli import run_cli
+
+    missing = tmp_path / "no-such-dir"
+    out = run_cli("start", env={"MINDINSIGHT_SUMMARY_BASE_DIR": str(missing)})
+    assert out.returncode == 2 and str(missing) in out.stderr
+    out = run_cli("start", "--summary-base-dir", tmp_path, env={"MINDINSIGHT_PORT": "abc"})
+    assert out.returncode == 2 and "--port" in out.stderr and "'abc'" in out.stderr
