@@ -95,6 +95,7 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=None, help="gunicorn threads per worker")
+    p.add_argument("--nice", type=int, default=0, help="lower the clients' CPU priority")
     p.add_argument("--port", type=int, default=18931)
     args = p.parse_args()
     clients, seconds = min(args.clients, MAX_CLIENTS), min(args.seconds, MAX_SECONDS)
@@ -167,6 +168,8 @@ def main() -> int:
                     by_path[path].append(elapsed)
             conn.close()
 
+        if args.nice:
+            os.nice(args.nice)  # the server's processes first: they share the cores with us
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         for t in threads:
             t.start()
