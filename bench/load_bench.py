@@ -47,6 +47,7 @@ class _Connection:
     """A persistent HTTP/1.1 connection that sends GETs and reads Content-Length bodies."""
 
     def __init__(self, port: int) -> None:
+        self.port = port
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.buf = b""
 
@@ -64,6 +65,9 @@ class _Connection:
         while len(self.buf) < length:
             self._recv()
         self.buf = self.buf[length:]
+        if any(line.lower() == b"connection: close" for line in lines[1:]):
+            self.close()  # sync workers answer one request per connection
+            self.__init__(self.port)  # type: ignore[misc]
         return status
 
     def _recv(self) -> None:

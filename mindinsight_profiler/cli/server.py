@@ -55,9 +55,9 @@ def add_parsers(sub: Any) -> None:
                    help="address to bind (default loopback)")  # fmt: skip
     s.add_argument("--workers", type=int, default=_env("WORKERS", 2),
                    help="gunicorn worker processes")  # fmt: skip
-    s.add_argument("--threads", type=int, default=_env("THREADS", 1),
-                   help="request threads per worker (gthread workers keep connections alive; "
-                        "on few cores more threads only add GIL contention)")  # fmt: skip
+    s.add_argument("--threads", type=int, default=_env("THREADS", 0),
+                   help="request threads per worker: 0 = sync workers (default: lowest "
+                        "tail latency on few cores), N = gthread workers, keep-alive")  # fmt: skip
     s.add_argument("--url-path-prefix", default=_env("URL_PATH_PREFIX", ""),
                    help="serve under this path prefix")  # fmt: skip
     s.add_argument("--reload-interval", type=float, default=_env("RELOAD_INTERVAL", 60.0),
@@ -110,8 +110,8 @@ def start(args: argparse.Namespace) -> int:
         raise InputError(base, "summary base dir does not exist or is not a folder")
     if not 0 < args.port < 65536 or args.workers < 1 or args.reload_interval < 0:
         raise InputError("--port/--workers/--reload-interval", "out of range")
-    if not 1 <= args.threads <= 64:
-        raise InputError("--threads", "must be between 1 and 64")
+    if not 0 <= args.threads <= 64:
+        raise InputError("--threads", "must be between 0 (sync workers) and 64")
     workspace = Workspace(args.workspace).root.resolve()
     workspace.mkdir(parents=True, exist_ok=True)
     pidf = pid_file(workspace, args.port)
@@ -138,7 +138,8 @@ def start(args: argparse.Namespace) -> int:
     bind = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
     cmd = [
         sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(args.workers),
-        "--worker-class", "gthread", "--threads", str(args.threads), "--keep-alive", "5",
+        *(["--worker-class", "gthread", "--threads", str(args.threads), "--keep-alive", "5"]
+          if args.threads else ["--worker-class", "sync"]),
         "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20",
         "--error-logfile", str(logs / f"gunicorn-{args.port}.log"), "--capture-output",
         "--name", f"mindinsight-{args.port}", APP,
