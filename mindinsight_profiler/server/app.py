@@ -76,9 +76,9 @@ def list_runs() -> Response:
     return jsonify({"runs": [run_json(e) for e in services().registry.runs()]})
 
 
-@api.get("/runs/<rid>")
-def get_run(rid: str) -> Response:
-    entry = services().registry.get(rid)
+@api.get("/runs/<run>")
+def get_run(run: str) -> Response:
+    entry = services().registry.get(run)
     return jsonify(dict(run_json(entry), inputs=services().states.inputs(entry.files)))
 
 

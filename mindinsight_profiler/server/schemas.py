@@ -166,6 +166,7 @@ class Overview(Where):
     format = fields.String()
     steps = fields.Dict()
     breakdown_us = fields.Dict()
+    breakdown_per_step_us = fields.List(fields.Dict())
     gpu = fields.Dict(allow_none=True)
     op_types = fields.Dict(allow_none=True)
     data_pipeline = fields.Dict(allow_none=True)

@@ -54,15 +54,20 @@ def _cli_json(*args: str | Path) -> Any:
 
 
 def _served_equals_cli(server: Server, rid: str, folder: Path) -> None:
-    """Overview, step trace, operator count and advice of the live server vs the CLI."""
+    """Every report view, the table sizes and the advice of the live server vs the CLI."""
     ws = server.workspace
     cli = _cli_json("analyse", folder, "--format", "json", "--workspace", ws)
     query = f"worker={cli['worker']}"
     overview = server.get(f"/api/v1/runs/{rid}/overview?{query}")
     for section in ("format", "steps", "breakdown_us", "gpu", "op_types"):
         assert overview[section] == cli[section], (folder.name, section)
-    step_trace = server.get(f"/api/v1/runs/{rid}/step-trace?{query}")
-    assert step_trace["data"] == cli["step_trace"]
+    assert overview["breakdown_per_step_us"] == cli["breakdown_per_step_us"]
+    for path, section in (("step-trace", "step_trace"), ("data-pipeline", "data_pipeline"),
+                          ("memory", "memory"), ("communication", "communication"),
+                          ("modules", "modules")):  # fmt: skip
+        assert server.get(f"/api/v1/runs/{rid}/{path}?{query}")["data"] == cli[section], path
+    kernels = server.get(f"/api/v1/runs/{rid}/kernels?{query}&limit=5")
+    assert kernels["total"] == len(cli["kernels"])
     operators = server.get(f"/api/v1/runs/{rid}/operators?{query}&limit=5")
     assert operators["total"] == len(cli["operators"])
     advice = server.get(f"/api/v1/runs/{rid}/advice?{query}")["advice"]

@@ -43,12 +43,14 @@ def _memory_peaks(section: dict[str, Any] | None) -> dict[str, Any] | None:
 
 @endpoint(bp, "/runs/<run>/overview", schemas.Query, schemas.Overview)
 def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
-    """Steps, time breakdown, GPU, operator types, data pipeline, memory peaks, distributed."""
+    """Steps, time breakdown (average and per step), GPU, operator types, data pipeline,
+    memory peaks, distributed."""
     target = access.resolve(run, p.get("worker"), p.get("span"))
     r = access.report(target)
     return {
         **target.where(),
         **{k: r.get(k) for k in ("format", "steps", "breakdown_us", "gpu", "op_types")},
+        "breakdown_per_step_us": r.get("breakdown_per_step_us") or [],
         "data_pipeline": _data_pipeline_summary(r.get("data_pipeline")),
         "memory": _memory_peaks(r.get("memory")),
         "distributed": r.get("distributed"),
