@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING
 
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
+from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
@@ -118,7 +119,11 @@ class Background:
         if rec is not None and rec.get("fingerprint") == entry.key:
             if rec["state"] == FAILED:
                 return  # failed for this very content: retried only when the input changes
-            if rec["state"] == READY and (entry.dir / "manifest.json").exists():
+            # ready = analysed, and advised under the current rules (a rule file edited while
+            # the server runs changes the advice's name: the job then recomputes only that)
+            advice = entry.dir / _stored_name(self.services.settings.rules_dirs, run)
+            ready = rec["state"] == READY and (entry.dir / "manifest.json").exists()
+            if ready and advice.exists():
                 return
         self.store.write(file, QUEUED, entry.key, progress=0.0)
         settings = self.services.settings

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,42 @@ def _answers(server: Server) -> bool:
         return bool(server.get("/healthz")["status"] == "ok")
     except OSError:
         return False
+
+
+def test_edited_rules_reach_the_served_advice(tmp_path: Path) -> None:
+    """A rule file edited under a running server: its advice is recomputed, not left at 409."""
+    base = tmp_path / "base" / "cnn"
+    base.mkdir(parents=True)
+    shutil.copyfile(
+        shared("torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json"),
+        base / "worker0.1.pt.trace.json",
+    )
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    builtin = (ROOT / "rules" / "dataloader_wait.toml").read_text()
+    rule = rules / "dataloader_wait.toml"
+    rule.write_text(builtin.replace("threshold = 0.05", "threshold = 0.5"))
+    server = Server(tmp_path / "base", tmp_path / "ws")
+    server.start("--reload-interval", "1", "--rules-dir", str(rules))
+    try:
+        (run,) = server.wait_settled()
+        assert run["state"] == "ready", server.logs()
+
+        def fired() -> list[str]:
+            advice = server.get(f"/api/v1/runs/{run['id']}/advice")["advice"]
+            return [f["id"] for f in advice["findings"]]
+
+        assert "dataloader_wait" not in fired()  # the data wait is 4.1 % of the step
+        time.sleep(0.05)  # a distinct mtime for the edited file
+        rule.write_text(builtin.replace("threshold = 0.05", "threshold = 0.01"))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if "dataloader_wait" in fired():
+                    break
+            except urllib.error.HTTPError as exc:  # 409 while the advice is recomputed
+                assert exc.code == 409
+            assert time.monotonic() < deadline, server.logs()
+            time.sleep(0.5)
+    finally:
+        server.stop()
