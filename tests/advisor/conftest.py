@@ -9,26 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.advisor.planted import PLANTS  # torch is imported only inside its functions
 from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="session")
 def advisor_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("advisor-workspace")
-
-
-#: Every plant the rule tests use, generated in one subprocess (torch is imported once).
-PLANTS = (
-    "none",
-    "float64",
-    "sleep_step",
-    "sleep_every",
-    "leak",
-    "dataparallel",
-    "foreach",
-    "manual_attention",
-    "zero_grad_memset",
-)
 
 
 @pytest.fixture(scope="session")
