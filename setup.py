@@ -1,5 +1,6 @@
 """Packaging for mindinsight_profiler (tool settings live in pyproject.toml)."""
 
+import sys
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -24,6 +25,9 @@ class BuildWithRules(build_py):
     """
 
     def run(self) -> None:
+        if not (ROOT / "mindinsight_profiler" / "_ui" / "index.html").is_file():
+            print("warning: mindinsight_profiler/_ui is not built (bash scripts/build_ui.sh): "
+                  "this build has no dashboard", file=sys.stderr)  # fmt: skip
         super().run()
         target = Path(self.build_lib) / "mindinsight_profiler" / "_rules"
         target.mkdir(parents=True, exist_ok=True)
@@ -43,6 +47,8 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["mindinsight_profiler", "mindinsight_profiler.*"]),
     include_package_data=True,
+    # The dashboard, built by scripts/build_ui.sh (git-ignored, so listed here explicitly).
+    package_data={"mindinsight_profiler": ["_ui/*.html", "_ui/assets/*"]},
     install_requires=[
         "numpy>=1.24",
         "msgspec>=0.18",
@@ -54,7 +60,7 @@ setup(
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],
     extras_require={
-        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8", "jsonschema>=4"],
+        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8", "jsonschema>=4", "playwright>=1.40"],
         "torch": ["torch>=2.0"],
         "mindspore": ["mindspore>=2.3"],
     },

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the project and its test tools into .venv, then run lint, type checks and all tests.
-# Tests that need ../shared/data skip with a reason when it is absent.
+# Install the project and its test tools into .venv, build the dashboard, install Chromium,
+# then run lint, type checks, the UI's unit tests and all Python tests (the browser tests
+# included). Tests that need ../shared/data skip with a reason when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -19,6 +20,12 @@ if [ ! -x bench/.venvs/tb/bin/python ]; then
     bench/.venvs/tb/bin/python -m pip install -q torch-tb-profiler==0.4.3) ||
     echo "note: could not install torch-tb-profiler; the plugin-oracle tests will skip"
 fi
+# The dashboard: built into the package (the server and the browser tests serve it), its
+# type check and unit tests; Chromium for the browser tests (they skip without it).
+bash scripts/build_ui.sh
+bash scripts/install_browser.sh ||
+  echo "note: could not install chromium; the browser tests will skip"
+(cd ui && npm run --silent typecheck && npm run --silent test)
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

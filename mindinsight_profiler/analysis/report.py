@@ -22,10 +22,11 @@ from mindinsight_profiler.analysis.parallel import parallel_section
 from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 7
+REPORT_VERSION = 8
 
 
 def rows(table: Table) -> list[dict[str, Any]]:
@@ -101,6 +102,23 @@ def _memory_summary(trace: Trace) -> dict[str, Any] | None:
     return section
 
 
+#: The framework that wrote each input format (for badges and grouping in the dashboard).
+FRAMEWORKS = {
+    "kineto": "pytorch",
+    "ascend_pt": "pytorch",
+    "mindspore2": "mindspore",
+    "mindspore_legacy": "mindspore",
+}
+
+
+def device_type(trace: Trace) -> str:
+    """`gpu`, `npu` or `cpu`: what the reader saw, else whether the trace holds device work."""
+    named = str(trace.meta.get("device_type") or "").lower()
+    if named:
+        return "npu" if named in ("npu", "ascend") else named
+    return "gpu" if bool(is_kind(trace.events["kind"], DEVICE_KINDS).any()) else "cpu"
+
+
 def build_report(
     trace: Trace,
     top: int | None = None,
@@ -128,6 +146,8 @@ def build_report(
         "report_version": REPORT_VERSION,
         "source": trace.meta.get("source"),
         "format": trace.meta.get("format"),
+        "framework": FRAMEWORKS.get(str(trace.meta.get("format")), "unknown"),
+        "device_type": device_type(trace),
         "steps": {
             "count": len(steps),
             "names": steps.names,

@@ -182,6 +182,16 @@ def derived(target: Target, name: str) -> dict[str, Any]:
     return _traces.get(target)[1].setdefault(name, {})
 
 
+def origin_ns(target: Target) -> int:
+    """The trace's first start: the zero of every timeline time (kept with the trace)."""
+    memo = derived(target, "origin")
+    if "ns" not in memo:
+        start = trace(target).events["start_ns"]
+        memo["ns"] = int(start.min()) if len(start) else 0
+    value: int = memo["ns"]
+    return value
+
+
 def timeline(target: Target) -> tuple[Trace, TimelineIndex]:
     """The trace and its cached timeline index (built by the background analysis)."""
     found = trace(target)

@@ -17,6 +17,7 @@ from mindinsight_profiler.server.registry import RunEntry, RunRegistry
 from mindinsight_profiler.server.routes import register_routes
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.server.state import StateStore
+from mindinsight_profiler.server.static import make_blueprint as ui_blueprint
 from mindinsight_profiler.store.cache import Workspace
 
 EXTENSION = "mindinsight"
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, start_background_work: bool = T
     prefix = settings.url_path_prefix
     app.register_blueprint(health, url_prefix=prefix or None)
     app.register_blueprint(api, url_prefix=f"{prefix}/api/v1")
+    app.register_blueprint(ui_blueprint(prefix), url_prefix=prefix or None)
 
     @app.after_request
     def headers(response: Response) -> Response:

@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from mindinsight_profiler.advice_pipeline import advise_file
 from mindinsight_profiler.errors import InputError
@@ -49,6 +50,17 @@ class _Progress:
             self.store.write(self.file, ANALYSING, self.fingerprint, progress=float(min(pct, 99)))
 
 
+def input_summary(report: dict[str, Any]) -> dict[str, Any]:
+    """What the run list shows of an analysed input (framework and device badges, steps)."""
+    steps = report.get("steps") or {}
+    return {
+        "framework": report.get("framework"),
+        "device": report.get("device_type"),
+        "steps": steps.get("count"),
+        "step_us": steps.get("average_us"),
+    }
+
+
 def analyse_input(
     file: TraceFile, run: Run, workspace_root: Path, rules_dirs: tuple[Path, ...], fingerprint: str
 ) -> str:
@@ -60,7 +72,7 @@ def analyse_input(
     store.write(file, ANALYSING, fingerprint, progress=0.0)
     started = time.monotonic()
     try:
-        analyse_file(
+        report, _ = analyse_file(
             file.path, workspace, _Progress(store, file, fingerprint), file.format, file.worker
         )
         advise_file(file, run, workspace, rules_dirs)
@@ -75,6 +87,7 @@ def analyse_input(
                     f"{type(exc).__name__}: {exc}")  # fmt: skip
         return FAILED
     elapsed = time.monotonic() - started
-    store.write(file, READY, fingerprint, progress=100.0, seconds=round(elapsed, 3))
+    store.write(file, READY, fingerprint, progress=100.0, seconds=round(elapsed, 3),
+                summary=input_summary(report))  # fmt: skip
     log.info("analysed %s in %.1f s", file.path, elapsed)
     return READY

@@ -164,6 +164,8 @@ class Where(Schema):
 
 class Overview(Where):
     format = fields.String()
+    framework = fields.String()
+    device_type = fields.String()
     steps = fields.Dict()
     breakdown_us = fields.Dict()
     breakdown_per_step_us = fields.List(fields.Dict())

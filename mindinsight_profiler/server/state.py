@@ -80,6 +80,9 @@ class StateStore:
         failed = [(f, rec) for f, rec in states if rec["state"] == FAILED]
         if failed:
             out["error"] = failed[0][1].get("error", "analysis failed")
+        summaries = [rec["summary"] for _, rec in states if isinstance(rec.get("summary"), dict)]
+        if summaries:  # the first analysed input speaks for the run (all share a framework)
+            out["summary"] = summaries[0]
         return out
 
     def inputs(self, files: Iterable[TraceFile]) -> list[dict[str, Any]]:

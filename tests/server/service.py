@@ -85,3 +85,22 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def without_windows(advice: dict[str, Any]) -> dict[str, Any]:
+    """The served advice less the `window_ns` the API adds to time ranges (the CLI has none).
+
+    Each window must be the range moved to a common origin: every range shifted by the same
+    amount, so the timeline opens exactly the range the CLI names.
+    """
+    shifts = set()
+    for finding in advice["findings"]:
+        for ev in finding["evidence"]:
+            window = ev.pop("window_ns", None)
+            if "start_ns" in ev:
+                assert window is not None and window[1] - window[0] == ev["end_ns"] - ev["start_ns"]
+                shifts.add(ev["start_ns"] - window[0])
+            else:
+                assert window is None
+    assert len(shifts) <= 1, shifts
+    return advice

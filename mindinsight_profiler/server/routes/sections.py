@@ -7,6 +7,7 @@ All of them are views of the cached report: the same numbers `mindinsight analys
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -41,6 +42,9 @@ def _memory_peaks(section: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"devices": [{k: d.get(k) for k in keys} for d in section.get("devices") or []]}
 
 
+OVERVIEW_KEYS = ("format", "framework", "device_type", "steps", "breakdown_us", "gpu", "op_types")
+
+
 @endpoint(bp, "/runs/<run>/overview", schemas.Query, schemas.Overview)
 def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Steps, time breakdown (average and per step), GPU, operator types, data pipeline,
@@ -49,7 +53,7 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
     r = access.report(target)
     return {
         **target.where(),
-        **{k: r.get(k) for k in ("format", "steps", "breakdown_us", "gpu", "op_types")},
+        **{k: r.get(k) for k in OVERVIEW_KEYS},
         "breakdown_per_step_us": r.get("breakdown_per_step_us") or [],
         "data_pipeline": _data_pipeline_summary(r.get("data_pipeline")),
         "memory": _memory_peaks(r.get("memory")),
@@ -130,4 +134,19 @@ def advice(run: str, p: dict[str, Any]) -> dict[str, Any]:
     shown = msgspec.structs.replace(  # the stored advice is shared: never change it
         found, findings=[f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
     )
-    return {**target.where(), "advice": msgspec.to_builtins(shown)}
+    doc = msgspec.to_builtins(shown)
+    _add_windows(doc["findings"], lambda: access.origin_ns(target))
+    return {**target.where(), "advice": doc}
+
+
+def _add_windows(findings: list[dict[str, Any]], origin: Callable[[], int]) -> None:
+    """Give each time-range evidence `window_ns`, relative to the timeline's origin.
+
+    Evidence keeps absolute trace ns (as the CLI prints it); epoch nanoseconds do not survive
+    a browser's doubles, and the timeline API takes times from the trace's origin.
+    """
+    for finding in findings:
+        for ev in finding["evidence"]:
+            if "start_ns" in ev and "end_ns" in ev:
+                zero = origin()
+                ev["window_ns"] = [ev["start_ns"] - zero, ev["end_ns"] - zero]

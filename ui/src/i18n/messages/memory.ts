@@ -1,0 +1,9 @@
+const en = {
+  title: 'Memory',
+}
+
+const zh: typeof en = {
+  title: '内存',
+}
+
+export const memory = { en, zh }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest'
+import { evidenceRoute } from '@/evidence'
+
+const carry = { worker: 'rank1' }
+
+describe('evidenceRoute', () => {
+  it('opens the timeline on a time range with a margin, in ns from the origin', () => {
+    const route = evidenceRoute(
+      { kind: 'time_range', label: 'gap', page: 'timeline', start_ns: 5e18, end_ns: 5e18 + 1e6, window_ns: [2_000_000, 3_000_000] },
+      'abc', carry,
+    )
+    expect(route).toEqual({
+      name: 'timeline', params: { run: 'abc' },
+      query: { worker: 'rank1', t0: '1950000', t1: '3050000' },
+    })
+  })
+
+  it('searches the operator, kernel or module it names', () => {
+    for (const page of ['operators', 'kernels', 'modules']) {
+      expect(evidenceRoute({ kind: 'operator', label: 'x', page, name: 'aten::mm' }, 'r')).toEqual({
+        name: page, params: { run: 'r' }, query: { search: 'aten::mm' },
+      })
+    }
+  })
+
+  it('chooses the step on the step trace and the rank on the cluster page', () => {
+    expect(evidenceRoute({ kind: 'step', label: 's', page: 'step_trace', step: '7' }, 'r', carry))
+      .toMatchObject({ name: 'step-trace', query: { step: '7', worker: 'rank1' } })
+    expect(evidenceRoute({ kind: 'rank', label: 'r', page: 'cluster', rank: 2 }, 'r'))
+      .toMatchObject({ name: 'cluster', query: { rank: '2' } })
+  })
+
+  it('links nowhere for a metric without a page or a timeline range without a window', () => {
+    expect(evidenceRoute({ kind: 'metric', label: 'm' }, 'r')).toBeNull()
+    expect(evidenceRoute({ kind: 'time_range', label: 't', page: 'timeline', start_ns: 1, end_ns: 2 }, 'r')).toBeNull()
+  })
+
+  it('sends a bare time range to the timeline', () => {
+    expect(evidenceRoute({ kind: 'time_range', label: 't', window_ns: [0, 10] }, 'r'))
+      .toMatchObject({ name: 'timeline', query: { t0: '0', t1: '1010' } })
+  })
+})
