@@ -331,7 +331,13 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
   ctx.setTransform(s.dpr, 0, 0, s.dpr, 0, 0)
   ctx.fillStyle = COLORS.bg
   ctx.fillRect(0, 0, s.width, s.height)
-  if (!s.layout || !s.view) return 0
+  if (!s.layout || !s.view) {
+    ctx.fillStyle = COLORS.dimText
+    ctx.font = FONT
+    ctx.textBaseline = 'middle'
+    ctx.fillText(s.text.empty, 12, 20)
+    return 0
+  }
   const g = s.layout.geometry
   const f: Frame = { s, layout: s.layout, view: s.view, x0: g.labelW, timeW: s.width - g.labelW, top: g.axisH }
   if (f.timeW <= 0) return 0
