@@ -40,20 +40,26 @@ describe('window fetcher', () => {
     expect(WindowFetcher.requestFor({ t0: 10.6, t1: 99.2 }, 771.6)).toMatchObject({ t0: 10, t1: 100, widthPx: 772, key: '10:100:772' })
   })
 
-  it('debounces a burst of view changes into one request for the last view', async () => {
+  it('asks at once when idle, then debounces a burst into one request for the last view', async () => {
     const { fetcher, calls, answers } = setup()
     for (let k = 0; k < 10; k++) {
       fetcher.request({ t0: k * 100, t1: k * 100 + 1000 }, 800)
       await vi.advanceTimersByTimeAsync(5)
     }
-    expect(calls).toHaveLength(0)
-    await vi.advanceTimersByTimeAsync(20)
     expect(calls).toHaveLength(1)
-    expect(calls[0].req).toMatchObject({ t0: 900, t1: 1900, widthPx: 800 })
-    calls[0].resolve('A')
+    expect(calls[0].req).toMatchObject({ t0: 0, t1: 1000, widthPx: 800 })
+    await vi.advanceTimersByTimeAsync(20)
+    expect(calls).toHaveLength(2)
+    expect(calls[0].signal.aborted).toBe(true)
+    expect(calls[1].req).toMatchObject({ t0: 900, t1: 1900, widthPx: 800 })
+    calls[1].resolve('A')
     await vi.runAllTimersAsync()
     expect(answers.map(([r, d]) => [r.t0, d])).toEqual([[900, 'A']])
     expect(fetcher.inFlight).toBe(false)
+    // a later single step, after a pause, is asked for at once again
+    await vi.advanceTimersByTimeAsync(100)
+    fetcher.request({ t0: 5000, t1: 6000 }, 800)
+    expect(calls).toHaveLength(3)
   })
 
   it('aborts the request in flight when a newer one is sent: the latest wins', async () => {

@@ -1,6 +1,7 @@
 /**
- * Asks for the window of the current view: debounced (a held key or a wheel flick is one
- * request, not thirty), abortable (a new view aborts the request in flight), and only the
+ * Asks for the window of the current view: at once when the fetcher was idle (a single
+ * key press or click must not wait), else debounced (a held key or a wheel flick is a few
+ * requests, not thirty), abortable (a new request aborts the one in flight), and only the
  * latest request's answer is reported as current. Answers already cached are not asked
  * again. The transport is injected, so the timing rules are unit-tested with fake timers.
  */
@@ -37,6 +38,7 @@ export class WindowFetcher<T> {
   private controller: AbortController | null = null
   private seq = 0
   private pending: WindowRequest | null = null
+  private lastChange = Number.NEGATIVE_INFINITY
 
   constructor(private transport: Transport<T>, private hooks: FetcherHooks<T>,
     private delayMs = DEBOUNCE_MS) {}
@@ -59,7 +61,10 @@ export class WindowFetcher<T> {
       this.pending = null
       return req
     }
-    if (now || this.delayMs <= 0) void this.send(req)
+    const at = Date.now()
+    const idle = !this.controller && at - this.lastChange >= this.delayMs
+    this.lastChange = at
+    if (now || idle || this.delayMs <= 0) void this.send(req)
     else this.timer = setTimeout(() => void this.send(req), this.delayMs)
     return req
   }
