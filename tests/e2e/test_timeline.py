@@ -15,7 +15,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from tests.e2e.browser import Tab
+from tests.e2e.browser import VIEWPORT, Tab
 from tests.e2e.conftest import Dashboard
 
 RUN = "kineto_gpu"
@@ -116,7 +116,11 @@ def test_canvas_draws_the_window_and_a_click_shows_the_event(
         assert parent["name"] in panel
     page.wait_for_function("() => location.search.includes('event=')")
     assert query_of(page.url)["event"] == str(ev["index"][i])
+    # the page fills the window without scrolling, at 1280x800 with the advisor open
     assert page.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    content = page.locator(".run-content")
+    assert content.evaluate("(e) => e.scrollHeight <= e.clientHeight")
+    assert page.locator("[data-test=advisor]").is_visible()
     tab.shot("timeline-kineto_gpu")
     tab.assert_clean()
 
@@ -286,3 +290,30 @@ def test_chinese_and_collapsed_groups_survive_a_reload(dashboard: Dashboard, tab
     assert query_of(page.url)["fold"] == "0"
     page.locator("[data-test=lang-en]").click()
     tab.assert_clean()
+
+
+def test_a_link_to_an_event_alone_opens_around_it(dashboard: Dashboard, tab: Tab) -> None:
+    found = api(dashboard, "timeline/search", q="cudaLaunchKernel", limit=50)["window"]
+    index, start = found["events"]["index"][-1], found["events"]["start_ns"][-1]
+    tab.page.goto(dashboard.run_url(RUN, "timeline", f"event={index}"))
+    tab.page.locator(f"[data-test=event-details][data-index='{index}']").wait_for()
+    tab.page.wait_for_function("() => location.search.includes('t0=')")
+    a, b = url_window(tab)
+    assert a <= start <= b
+    wait_window(tab, a, b)
+    tab.assert_clean()
+
+
+def test_canvas_is_sharp_on_a_hidpi_screen(dashboard: Dashboard, browser: Any) -> None:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=2, locale="en-US")
+    tab = Tab(context.new_page())
+    tab.watch()
+    try:
+        open_timeline(tab, dashboard)
+        size = tab.page.locator(CANVAS).evaluate(
+            "(c) => [c.width, c.height, c.clientWidth, c.clientHeight]"
+        )
+        assert size[0] == 2 * size[2] and size[1] == 2 * size[3], size
+        tab.assert_clean()
+    finally:
+        context.close()

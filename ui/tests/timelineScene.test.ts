@@ -3,6 +3,7 @@ import { blockFill, colorKey, hashString, nameColor, textOn } from '@/timeline/c
 import { hitScenes, hitTest } from '@/timeline/hitTest'
 import { coverage, makeScene, matchingNames, rowCovering, sceneKey, sharpness } from '@/timeline/scene'
 import type { WindowAnswer } from '@/timeline/types'
+import { tooltipText } from '@/timeline/tooltip'
 import { WindowCache } from '@/timeline/windowCache'
 
 /** A window answer as the API writes it: events, merged blocks, a launch flow. */
@@ -165,5 +166,30 @@ describe('colours', () => {
     const alpha = (s: string) => Number(s.match(/([\d.]+)\)$/)![1])
     expect(alpha(blockFill(0.9))).toBeGreaterThan(alpha(blockFill(0.1)))
     expect(alpha(blockFill(Number.NaN))).toBeCloseTo(0.85, 9)
+  })
+})
+
+describe('tooltip', () => {
+  const words = {
+    kind: (k: string) => `<${k}>`, duration: 'Duration', start: 'Start',
+    merged: (n: string) => `${n} merged`, busy: (b: string, s: string) => `busy ${b} of ${s}`,
+    track: (id: number) => (id === 0 ? 'main' : ''),
+  }
+  const s = makeScene(answer(0, 1_000_000, 500, 2))
+
+  it('names an event, its kind, duration, start and track', () => {
+    const hit = hitTest(s, 0, 1, 150, 0)!
+    expect(tooltipText(hit, words)).toEqual({
+      title: 'aten::conv2d', zoom: false,
+      lines: ['<cpu_op>', 'Duration: 300 ns', 'Start: 100 ns', 'main'],
+    })
+    // no track label: the line is left out
+    expect(tooltipText(hitTest(s, 2, 0, 200, 0)!, words).lines).toEqual(['<kernel>', 'Duration: 50 ns', 'Start: 190 ns'])
+  })
+
+  it('counts the events of a merged block and offers to zoom', () => {
+    expect(tooltipText(hitTest(s, 0, 2, 530, 0)!, words)).toEqual({
+      title: '7 merged', zoom: true, lines: ['busy 40 ns of 64 ns', 'Start: 500 ns'],
+    })
   })
 })
