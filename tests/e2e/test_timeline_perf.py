@@ -122,7 +122,7 @@ def _summary(values: list[float]) -> str:
     return f"median {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
 
 
-@pytest.mark.slow  # 45-100 s: making x15 and analysing it cold is most of it
+@pytest.mark.slow  # 30-100 s with the machine's load: making and analysing x15 is most of it
 def test_x15_first_paint_and_redraw_per_step(x15: tuple[Server, str], browser: Any) -> None:
     server, run = x15
     info = server.get(f"/api/v1/runs/{run}/timeline?width_px=100&max_items=1")["window"]
