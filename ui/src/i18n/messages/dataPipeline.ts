@@ -38,8 +38,8 @@ const en = {
     slowOps: 'slow ops',
   },
   source: {
-    device_queue: 'device_queue',
-    dataset_iterator: 'dataset_iterator',
+    device_queue: 'device_queue file',
+    dataset_iterator: 'dataset_iterator file',
   },
   hostQueueSteps: 'Host queue size per step',
   chipQueueSteps: 'Chip queue size per step',
@@ -114,8 +114,8 @@ const zh: typeof en = {
     slowOps: '存在慢算子',
   },
   source: {
-    device_queue: 'device_queue',
-    dataset_iterator: 'dataset_iterator',
+    device_queue: 'device_queue 文件',
+    dataset_iterator: 'dataset_iterator 文件',
   },
   hostQueueSteps: '每迭代主机队列大小',
   chipQueueSteps: '每迭代芯片队列大小',
