@@ -73,6 +73,12 @@ describe('step trace series', () => {
     expect(collectiveLines(ST, 10).at(-1)!.label).toBe('broadcast')
     expect(collectiveSums(ST)).toEqual([40, 41, 45])
   })
+
+  it('counts time under overlapping collectives once, inside the step only', () => {
+    const st = section([row('1', 100, 110, 180, 200, [['a', 90, 130], ['b', 120, 140], ['c', 150, 160], ['d', 155, 158], ['e', 190, 230]])])
+    // [100,140] + [150,160] + [190,200]
+    expect(collectiveSums(st)).toEqual([60])
+  })
 })
 
 describe('stepView', () => {

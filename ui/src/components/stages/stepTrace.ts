@@ -62,9 +62,25 @@ export function collectiveLines(st: StepTrace, limit: number): CollectiveLine[] 
   }))
 }
 
-/** Sum of the collective durations of each step (overlapping calls counted each). */
+/**
+ * Time in each step during which some collective runs (the union of the calls, clipped to
+ * the step): overlapping calls on parallel streams count once, so it never exceeds the step.
+ */
 export function collectiveSums(st: StepTrace): number[] {
-  return st.steps.map((r) => r.collectives.reduce((s, c) => s + c.duration_us, 0))
+  return st.steps.map((r) => {
+    const calls = r.collectives
+      .map((c) => [Math.max(c.start_us, r.start_us), Math.min(c.end_us, r.end_us)] as const)
+      .filter(([a, b]) => b > a)
+      .sort((x, y) => x[0] - y[0])
+    let total = 0
+    let end = -Infinity
+    for (const [a, b] of calls) {
+      if (b <= end) continue
+      total += b - Math.max(a, end)
+      end = b
+    }
+    return total
+  })
 }
 
 export interface StepView {
