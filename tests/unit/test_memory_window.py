@@ -85,3 +85,18 @@ def test_default_device_prefers_an_accelerator_with_events() -> None:
     assert default_device([cpu, cuda]) is cuda
     assert default_device([empty, cpu]) is cpu
     assert default_device([empty]) is empty
+
+
+def test_linear_extremes_pick_what_keep_extremes_picks() -> None:
+    """The window curve's linear-time cut keeps the report curve's samples (same buckets,
+    same tie-breaks), on plateaus, noise and unknown (-1) totals."""
+    from mindinsight_profiler.analysis.memory import keep_extremes
+    from mindinsight_profiler.analysis.memory_window import extremes
+
+    rng = np.random.default_rng(7)
+    for n, cap in [(10, 20), (1000, 30), (12_345, 100), (999, 998), (1001, 10), (7, 3)]:
+        for high in (3, 50, 10**12):
+            allocated = rng.integers(-1, high, n)
+            reserved = rng.integers(-1, 5, n)
+            want = keep_extremes(allocated, reserved, cap)
+            assert np.array_equal(extremes(allocated, reserved, cap), want), (n, cap, high)
