@@ -126,9 +126,11 @@ def test_language_switch_changes_every_text(dashboard: Dashboard, tab: Tab) -> N
         == (expected["findings"][0]["title"]["zh"])
     )
     first_evidence = next(f["evidence"][0] for f in expected["findings"] if f["evidence"])
-    assert page.locator("[data-test=finding] li a, [data-test=finding] li span").filter(
-        has_text=first_evidence["label_zh"]
-    ).count()
+    assert (
+        page.locator("[data-test=finding] li a, [data-test=finding] li span")
+        .filter(has_text=first_evidence["label_zh"])
+        .count()
+    )
     assert page.locator("html").get_attribute("lang") == "zh-CN"
     body = page.locator("body").inner_text()
     for english in ("Overview", "Step-time breakdown", "Advisor", "What to do"):
