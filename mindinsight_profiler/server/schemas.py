@@ -219,3 +219,11 @@ class Advice(Where):
 
 class Error(Schema):
     error = fields.Dict(required=True)
+
+
+class TablePage(Page):
+    """A page of operators or kernels: with the sums of the additive columns (times,
+    calls) over every matching row, and for operator types the time they are ranked by."""
+
+    sums = fields.Dict(keys=fields.String(), values=fields.Float())
+    by = fields.String()
