@@ -43,6 +43,22 @@ def additive(column: str) -> bool:
     )
 
 
+def _numeric(rows: list[dict[str, Any]]) -> set[str]:
+    """The numeric columns: as in the first row, and those it leaves empty (None) that are
+    numbers in a later row (a kernel's occupancy is unknown for a memcpy)."""
+    if not rows:
+        return set()
+    numeric = {k for k, v in rows[0].items() if isinstance(v, (int, float))}
+    unknown = {k for k, v in rows[0].items() if v is None}
+    for r in rows[1:]:
+        if not unknown:
+            break
+        known = {k for k in unknown if r.get(k) is not None}
+        numeric |= {k for k in known if isinstance(r[k], (int, float))}
+        unknown -= known
+    return numeric
+
+
 def page_rows(
     rows: list[dict[str, Any]], p: dict[str, Any], default_sort: str, key: str = "name"
 ) -> dict[str, Any]:
@@ -50,7 +66,7 @@ def page_rows(
     text, any case), then one page."""
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
     sort = p.get("sort") or default_sort
-    numeric = {k for r in rows[:1] for k, v in r.items() if isinstance(v, (int, float))}
+    numeric = _numeric(rows)
     if rows and sort not in numeric | {key}:
         raise _bad("sort", f"must be one of {', '.join(sorted(numeric | {key}))}")
     if p.get("search"):
