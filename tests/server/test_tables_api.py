@@ -116,3 +116,27 @@ def test_instances_sort_by_us_names_and_carry_timeline_offsets(api: Api) -> None
                          query_string={"group_by": "instance", "sort": "calls"})  # fmt: skip
     assert bad.status_code == 400 and bad.json["error"]["parameter"] == "sort"
     assert "device_self_us" in bad.json["error"]["message"]
+
+
+def test_instances_of_an_input_that_records_them_as_a_table(api: Api) -> None:
+    trace, _ = _trace(api, "ms")
+    side = trace.tables["operators"]
+    assert not len(instance_table(trace, op_tree(trace)))  # no operator calls in the trace
+    every = _all_rows(api, "ms", "operators", group_by="instance")
+    assert len(every) == len(side["name"])
+    assert sum(r["calls"] for r in every) == int(side["calls"].sum())
+    assert _close(sum(r["device_self_us"] for r in every), float(side["total_ns"].sum()) / 1000)
+    times = [r["device_self_us"] for r in every]
+    assert times == sorted(times, reverse=True)
+    assert all(r["start_us"] is None and r["host_self_us"] is None for r in every)
+    types = api.get("ms", "operators", group_by="type", limit=1000)["rows"]
+    for t in types[:3]:
+        page = api.get("ms", "operators", group_by="instance", type=t["type"], limit=1000)
+        assert {r["type"] for r in page["rows"]} == {t["type"]}
+        assert sum(r["calls"] for r in page["rows"]) == t["calls"]
+        assert _close(page["sums"]["device_self_us"], t["total_us"])
+        assert "host_self_us" not in page["sums"]
+    # a column the input lacks sorts (all equal) instead of failing
+    assert api.get("ms", "operators", group_by="instance", sort="host_self_us")["total"] == len(
+        every
+    )

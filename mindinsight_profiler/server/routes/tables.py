@@ -39,13 +39,15 @@ def _bad(name: str, message: str) -> ApiError:
 def additive(column: str) -> bool:
     """Columns whose sum over rows means something (times and counts, not means or ratios)."""
     return column == "calls" or (
-        column.endswith("_us") and not column.startswith(("mean_", "min_", "max_", "start_"))
+        column.endswith("_us")
+        and not column.startswith(("mean_", "min_", "max_", "start_", "offset_"))
     )
 
 
 def _numeric(rows: list[dict[str, Any]]) -> set[str]:
-    """The numeric columns: as in the first row, and those it leaves empty (None) that are
-    numbers in a later row (a kernel's occupancy is unknown for a memcpy)."""
+    """The sortable columns: numeric in the first row, or empty there (None) and numbers
+    in a later row (a kernel's occupancy is unknown for a memcpy) or empty in every row
+    (a column this input lacks sorts as all equal rather than failing)."""
     if not rows:
         return set()
     numeric = {k for k, v in rows[0].items() if isinstance(v, (int, float))}
@@ -56,7 +58,7 @@ def _numeric(rows: list[dict[str, Any]]) -> set[str]:
         known = {k for k in unknown if r.get(k) is not None}
         numeric |= {k for k in known if isinstance(r[k], (int, float))}
         unknown -= known
-    return numeric
+    return numeric | unknown
 
 
 def page_rows(
@@ -82,7 +84,11 @@ def page_rows(
 
     by = text if sort == key else value
     rows = sorted(rows, key=by, reverse=p["order"] == "desc")
-    sums = {k: sum(float(r[k] or 0) for r in rows) for k in sorted(numeric) if additive(k)}
+    sums = {}
+    for k in sorted(numeric):
+        values = [r[k] for r in rows if r.get(k) is not None] if additive(k) else []
+        if values:
+            sums[k] = float(sum(values))
     offset = p["offset"]
     return {"sort": sort, "order": p["order"], "total": len(rows), "offset": offset,
             "limit": limit, "sums": sums, "rows": rows[offset : offset + limit]}  # fmt: skip
@@ -137,10 +143,37 @@ def _instance_sort(sort: str | None) -> str:
     return key
 
 
+def _side_instances(target: access.Target) -> list[dict[str, Any]]:
+    """Operator instances of an input that records them only as a table (legacy MindSpore
+    AI Core: name, type, calls and total device time; no start, no host time)."""
+    memo = access.derived(target, "side_instances")
+    if "rows" not in memo:
+        found = access.trace(target)
+        side = found.tables.get(OPERATORS_TABLE)
+        rows: list[dict[str, Any]] = []
+        if side is not None and len(side["name"]):
+            names = found.strings.lookup(side["name"])
+            types = found.strings.lookup(side["op_type"])
+            totals = (side["total_ns"] / 1000.0).tolist()
+            for name, kind, calls, us in zip(names, types, side["calls"].tolist(), totals,
+                                             strict=True):  # fmt: skip
+                rows.append({"name": name, "type": kind, "calls": calls, "start_us": None,
+                             "offset_us": None, "host_self_us": None, "host_total_us": None,
+                             "device_self_us": us, "device_total_us": us})  # fmt: skip
+        memo["rows"] = rows
+    found_rows: list[dict[str, Any]] = memo["rows"]
+    return found_rows
+
+
 def _instance_page(target: access.Target, p: dict[str, Any]) -> dict[str, Any]:
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
     sort = _instance_sort(p.get("sort"))
     types = [t for t in p["type"].split(",") if t] if p.get("type") else None
+    if not len(_instances(target)) and _side_instances(target):
+        rows = _side_instances(target)
+        if types is not None:
+            rows = [r for r in rows if r["type"] in types]
+        return page_rows(rows, {**p, "sort": sort[:-3] + "_us"}, "device_self_us")
     try:
         page = query_instances(_instances(target), sort, p["order"] == "desc", p.get("search"),
                                types, None, p["offset"], limit)  # fmt: skip

@@ -35,17 +35,21 @@ export interface OperatorTypeRow {
   percent: number
 }
 
-/** One operator call (`group_by=instance`). */
+/**
+ * One operator call (`group_by=instance`); for an input that records operator instances
+ * only as a table (legacy MindSpore), one instance with its `calls` and no start or host time.
+ */
 export interface InstanceRow {
   name: string
   type: string
-  start_us: number
+  start_us: number | null
   /** Start on the timeline: microseconds from the trace's origin. */
-  offset_us: number
-  host_self_us: number
-  host_total_us: number
+  offset_us: number | null
+  host_self_us: number | null
+  host_total_us: number | null
   device_self_us: number
   device_total_us: number
+  calls?: number
 }
 
 export interface KernelRow {

@@ -57,7 +57,11 @@ function timeGroups(c: Capabilities): ColumnSpec[] {
   return c.device ? [host, device] : [host]
 }
 
-export function operatorColumns(group: OperatorGroup, c: Capabilities): ColumnSpec[] {
+/**
+ * `asTable`: the input records operator instances only as a table (legacy MindSpore: each
+ * with its calls and device time, no start and no host time).
+ */
+export function operatorColumns(group: OperatorGroup, c: Capabilities, asTable = false): ColumnSpec[] {
   if (group === 'type') {
     return [
       { key: 'type', label: 'operators.col.type', kind: 'text', sortable: true, minWidth: 180 },
@@ -65,6 +69,14 @@ export function operatorColumns(group: OperatorGroup, c: Capabilities): ColumnSp
       { key: 'total_us', label: 'operators.col.totalTime', kind: 'us', sortable: true, width: 110 },
       { key: 'mean_us', label: 'operators.col.mean', kind: 'us', sortable: true, width: 100 },
       { key: 'percent', label: 'operators.col.percent', kind: 'pct', sortable: true, width: 90 },
+    ]
+  }
+  if (group === 'instance' && asTable) {
+    return [
+      { key: 'name', label: 'operators.col.name', kind: 'text', minWidth: 200, fixed: true },
+      { key: 'type', label: 'operators.col.type', kind: 'text', width: 130 },
+      { key: 'calls', label: 'operators.col.calls', kind: 'count', width: 80 },
+      { key: 'device_self_us', label: 'operators.col.deviceTime', kind: 'us', sortable: true, width: 110 },
     ]
   }
   if (group === 'instance') {
