@@ -221,6 +221,40 @@ class Error(Schema):
     error = fields.Dict(required=True)
 
 
+# Step trace, data pipeline and cluster views (the dashboard's stage pages).
+
+#: Longest FP/BP operator name accepted (MindSpore scope names run to a few hundred chars).
+MAX_POINT = 512
+
+
+class StepTraceQuery(Query):
+    """FP start / BP end operators to split the steps at (operator traces only)."""
+
+    fp_point = fields.String(
+        validate=validate.Length(min=1, max=MAX_POINT),
+        metadata={"description": "operator whose start is the forward start (default: found)"},
+    )
+    bp_point = fields.String(
+        validate=validate.Length(min=1, max=MAX_POINT),
+        metadata={"description": "operator whose end is the backward end (default: found)"},
+    )
+
+
+class DataPipeline(Section):
+    """The report's section, and the MindData queue sizes and transfer times per step."""
+
+    queue_steps = fields.Dict(allow_none=True)
+
+
+class ClusterView(Cluster):
+    """The cluster summary, and every worker's average step stages (joined on `rank`)."""
+
+    stages = fields.List(fields.Dict())
+
+
+# The table views (operators, kernels) of the dashboard's table pages.
+
+
 class TablePage(Page):
     """A page of operators or kernels: with the sums of the additive columns (times,
     calls) over every matching row, and for operator types the time they are ranked by."""
