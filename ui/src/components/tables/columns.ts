@@ -20,6 +20,9 @@ export interface Column {
   hint?: MessageKey
   /** Stays in view when the table scrolls sideways (the row's name). */
   fixed?: boolean
+  /** Text cut to the cell shows itself whole in a tooltip (default); false when the page's
+   * cell has its own title. */
+  tooltip?: boolean
 }
 
 export interface ColumnGroup {

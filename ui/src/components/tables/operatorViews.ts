@@ -133,7 +133,7 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
       ]
     : []
   return [
-    { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 240, fixed: true },
+    { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 220, fixed: true, tooltip: false },
     ...launch,
     { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 80 },
     {
