@@ -4,7 +4,7 @@ import {
   type TableDefaults,
 } from '@/components/tables/tableState'
 import {
-  formatCell, frameLabel, isAdditive, kernelLabel, pieMetric, shorten, stackFrames, topSlices, userFrame,
+  compactShape, formatCell, frameLabel, isAdditive, kernelLabel, pieMetric, shorten, stackFrames, topSlices, userFrame,
 } from '@/components/tables/columns'
 
 const d: TableDefaults = { sort: 'device_self_us', sortable: ['name', 'calls', 'device_self_us', 'host_self_us'] }
@@ -98,6 +98,14 @@ describe('columns and the pie', () => {
       .toBe('cudnn::detail::dgrad_engine<float, 512>')
     expect(kernelLabel('void f<(anonymous namespace)::K>(int (*)(int))')).toBe('f<(anonymous namespace)::K>')
     expect(kernelLabel('hcom_allReduce__586_0_1')).toBe('hcom_allReduce__586_0_1')
+  })
+
+  it('drops empty entries from input shapes', () => {
+    expect(compactShape('[[], [32, 1024, 14, 14], [1024, 256, 1, 1], [], []]')).toBe('[32, 1024, 14, 14], [1024, 256, 1, 1]')
+    expect(compactShape('[[32, 3, 224, 224], [0]]')).toBe('[32, 3, 224, 224], [0]')
+    expect(compactShape('4097000')).toBe('4097000')
+    expect(compactShape('[[], []]')).toBe('')
+    expect(compactShape(undefined)).toBe('')
   })
 
   it('splits call stacks and picks the user frame', () => {

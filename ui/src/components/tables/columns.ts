@@ -142,3 +142,11 @@ export function kernelLabel(name: string): string {
   }
   return s.trim()
 }
+
+/** Input shapes without the empty entries (scalars, None): `[[], [32, 64], []]` -> `[32, 64]`. */
+export function compactShape(shape: string | undefined | null): string {
+  if (!shape) return ''
+  const parts = shape.replace(/^\[|\]$/g, '').split(/,\s*(?![^[]*\])/)
+  const kept = parts.map((p) => p.trim()).filter((p) => p && p !== '[]')
+  return kept.join(', ')
+}
