@@ -316,3 +316,14 @@ class MemoryPage(Page):
     mode = fields.String()
     window_ns = fields.List(fields.Integer(), allow_none=True)
     total_bytes = fields.Integer(allow_none=True)
+
+
+# The table views (operators, kernels) of the dashboard's table pages.
+
+
+class TablePage(Page):
+    """A page of operators or kernels: with the sums of the additive columns (times,
+    calls) over every matching row, and for operator types the time they are ranked by."""
+
+    sums = fields.Dict(keys=fields.String(), values=fields.Float())
+    by = fields.String()
