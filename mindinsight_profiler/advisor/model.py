@@ -12,7 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 #: Bump when the advice document gains or changes fields (stored advice is rebuilt).
-ADVICE_VERSION = 1
+ADVICE_VERSION = 2
 
 Category = Literal[
     "data_pipeline",
@@ -81,6 +81,7 @@ class Evidence(msgspec.Struct, omit_defaults=True):
     ]
     label: str
     page: str
+    label_zh: str | None = None  # the label in Chinese (advisor/labels.py)
     value: float | None = None
     unit: str | None = None
     step: str | None = None

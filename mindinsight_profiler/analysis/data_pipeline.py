@@ -41,6 +41,8 @@ def data_pipeline_section(
     """
     if any(k in trace.tables for k in _MINDDATA_TABLES):
         return _mindspore(trace)
+    if str(trace.meta.get("format", "")).startswith("mindspore"):
+        return None  # MindSpore without MindData profiling files: nothing is known of its data
     data_wait = _data_wait(trace, known)
     if data_wait is None and probe is None:
         return None

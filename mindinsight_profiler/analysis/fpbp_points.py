@@ -170,3 +170,11 @@ def find_points(
 def _names(trace: Trace, idx: np.ndarray) -> list[str]:
     codes = np.where(idx >= 0, trace.events["name"][np.clip(idx, 0, None)], -1)
     return trace.strings.lookup(codes)
+
+
+def has_point_operator(trace: Trace, name: str) -> bool:
+    """Whether any host operator is called `name` (a point naming none can never be found)."""
+    codes = trace.strings.codes_where(lambda s: s == name)
+    if len(codes) == 0:
+        return False
+    return bool((host_range_mask(trace) & np.isin(trace.events["name"], codes)).any())

@@ -26,7 +26,7 @@ from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 8
+REPORT_VERSION = 9
 
 
 def rows(table: Table) -> list[dict[str, Any]]:

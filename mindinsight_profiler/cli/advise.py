@@ -61,19 +61,20 @@ def _at_least(f: Finding, severity: str) -> bool:
     return SEVERITY_RANK[f.severity] <= SEVERITY_RANK[severity]
 
 
-def _evidence(e: Evidence) -> str:
+def _evidence(e: Evidence, lang: str = "en") -> str:
     """`label = value unit`, times in whole microseconds, shares as percentages."""
+    text = (e.label_zh if lang == "zh" else None) or e.label
     if e.value is None:
-        return e.label
+        return text
     if e.unit in ("us", "ns", "bytes", "count"):
         value = f"{e.value:,.0f}"
     elif e.unit == "ratio":
-        return f"{e.label} = {e.value:.1%}"
+        return f"{text} = {e.value:.1%}"
     else:
         value = f"{e.value:,.4g}"
-    if value in e.label:  # the label states it already
-        return e.label
-    return f"{e.label} = {value}" + (f" {e.unit}" if e.unit and e.unit != "count" else "")
+    if value in text:  # the label states it already
+        return text
+    return f"{text} = {value}" + (f" {e.unit}" if e.unit and e.unit != "count" else "")
 
 
 def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
@@ -100,7 +101,7 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
                 getattr(a, lang), 96, initial_indent="   - ", subsequent_indent="     "
             )
         if f.evidence:
-            shown = "; ".join(_evidence(e) for e in f.evidence[:5])
+            shown = "; ".join(_evidence(e, lang) for e in f.evidence[:5])
             out.append(f"   evidence: {shown}" + (" ..." if len(f.evidence) > 5 else ""))
         if f.docs:
             out.append(f"   see {f.docs}")

@@ -221,6 +221,114 @@ class Error(Schema):
     error = fields.Dict(required=True)
 
 
+# Step trace, data pipeline and cluster views (the dashboard's stage pages).
+
+#: Longest FP/BP operator name accepted (MindSpore scope names run to a few hundred chars).
+MAX_POINT = 512
+
+
+class StepTraceQuery(Query):
+    """FP start / BP end operators to split the steps at (operator traces only)."""
+
+    fp_point = fields.String(
+        validate=validate.Length(min=1, max=MAX_POINT),
+        metadata={"description": "operator whose start is the forward start (default: found)"},
+    )
+    bp_point = fields.String(
+        validate=validate.Length(min=1, max=MAX_POINT),
+        metadata={"description": "operator whose end is the backward end (default: found)"},
+    )
+
+
+class DataPipeline(Section):
+    """The report's section, and the MindData queue sizes and transfer times per step."""
+
+    queue_steps = fields.Dict(allow_none=True)
+
+
+class ClusterView(Cluster):
+    """The cluster summary, and every worker's average step stages (joined on `rank`)."""
+
+    stages = fields.List(fields.Dict())
+
+
+# Memory in a time window (routes/memory.py). Times are relative to the trace's origin, as in
+# the timeline, but may be negative: allocator records can start before the first event.
+
+MAX_MEMORY_POINTS = 20000
+_JS_SAFE = 2**53  # beyond this, browsers' doubles lose nanoseconds
+
+
+class MemoryQuery(Query):
+    """A device and a window [start_ns, end_ns) (default: all of the device's samples)."""
+
+    device = _name(metadata={"description": "device label as the memory section names it"})
+    start_ns = fields.Integer(validate=validate.Range(min=-_JS_SAFE, max=_JS_SAFE))
+    end_ns = fields.Integer(validate=validate.Range(min=-_JS_SAFE, max=_JS_SAFE))
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_: Any) -> None:
+        if "start_ns" in data and "end_ns" in data and data["end_ns"] <= data["start_ns"]:
+            raise ValidationError("must be after start_ns", field_name="end_ns")
+
+
+class MemoryCurveQuery(MemoryQuery):
+    max_points = fields.Integer(
+        load_default=1500, validate=validate.Range(min=10, max=MAX_MEMORY_POINTS),
+        metadata={"description": "samples drawn at most (extremes of each bucket kept)"},
+    )  # fmt: skip
+
+
+class MemoryEventsQuery(MemoryQuery, PageQuery):
+    mode = fields.String(
+        load_default="allocated", validate=validate.OneOf(("allocated", "live")),
+        metadata={"description": "allocations made in the window, or alive in it"},
+    )  # fmt: skip
+
+
+class MemoryOperatorsQuery(MemoryQuery, PageQuery):
+    pass
+
+
+class MemoryDevice(Schema):
+    device = fields.String()
+    source = fields.String()
+    pairing = fields.String()
+    samples = fields.Integer()
+    allocations = fields.Integer()
+
+
+class MemoryCurve(Where):
+    devices = fields.List(fields.Nested(MemoryDevice))
+    device = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    range_ns = fields.List(fields.Integer(), allow_none=True)
+    window_ns = fields.List(fields.Integer(), allow_none=True)
+    max_points = fields.Integer()
+    curve = fields.Dict(allow_none=True)
+    summary = fields.Dict(allow_none=True)
+
+
+class MemoryPage(Page):
+    device = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    pairing = fields.String(allow_none=True)
+    mode = fields.String()
+    window_ns = fields.List(fields.Integer(), allow_none=True)
+    total_bytes = fields.Integer(allow_none=True)
+
+
+# The table views (operators, kernels) of the dashboard's table pages.
+
+
+class TablePage(Page):
+    """A page of operators or kernels: with the sums of the additive columns (times,
+    calls) over every matching row, and for operator types the time they are ranked by."""
+
+    sums = fields.Dict(keys=fields.String(), values=fields.Float())
+    by = fields.String()
+
+
 # Timeline: one event in full (the details panel).
 
 

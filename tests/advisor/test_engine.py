@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.advisor.expr import ExpressionError, evaluate, parse
+from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import load_rules
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.store.cache import Workspace
@@ -141,7 +142,7 @@ def test_stored_advice_is_reused_and_a_corrupt_copy_recomputed(tmp_path: Path) -
     assert advise_path(path, tmp_path) == first and stored.stat().st_mtime_ns == before
     stored.write_text('{"advice_version": 1, "findings": [')  # a torn write by another tool
     assert advise_path(path, tmp_path) == first
-    assert stored.read_text().startswith('{"advice_version":1')
+    assert stored.read_text().startswith(f'{{"advice_version":{ADVICE_VERSION}')
 
 
 def test_stored_advice_survives_adding_the_timeline_index(tmp_path: Path) -> None:

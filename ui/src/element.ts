@@ -3,7 +3,7 @@ import type { App } from 'vue'
 import {
   ElAlert, ElButton, ElCard, ElCol, ElCollapse, ElCollapseItem, ElConfigProvider, ElDescriptions,
   ElDescriptionsItem, ElDivider, ElDrawer, ElEmpty, ElInput, ElInputNumber, ElLink, ElLoading, ElMenu,
-  ElMenuItem, ElOption, ElPagination, ElProgress, ElRadioButton, ElRadioGroup, ElResult, ElRow, ElScrollbar,
+  ElMenuItem, ElOption, ElPagination, ElProgress, ElRadio, ElRadioButton, ElRadioGroup, ElResult, ElRow, ElScrollbar,
   ElSelect, ElSlider, ElStatistic, ElSwitch, ElTabPane, ElTable, ElTableColumn, ElTabs, ElTag,
   ElTooltip,
 } from 'element-plus'
@@ -12,7 +12,7 @@ import 'element-plus/dist/index.css'
 const components = [
   ElAlert, ElButton, ElCard, ElCol, ElCollapse, ElCollapseItem, ElConfigProvider, ElDescriptions,
   ElDescriptionsItem, ElDivider, ElDrawer, ElEmpty, ElInput, ElInputNumber, ElLink, ElMenu, ElMenuItem,
-  ElOption, ElPagination, ElProgress, ElRadioButton, ElRadioGroup, ElResult, ElRow, ElScrollbar, ElSelect,
+  ElOption, ElPagination, ElProgress, ElRadio, ElRadioButton, ElRadioGroup, ElResult, ElRow, ElScrollbar, ElSelect,
   ElSlider, ElStatistic, ElSwitch, ElTabPane, ElTable, ElTableColumn, ElTabs, ElTag, ElTooltip,
 ]
 

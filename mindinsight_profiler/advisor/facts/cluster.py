@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.cluster import cluster_summary
 
@@ -47,11 +48,11 @@ def cluster_facts_summary(
     return ctx.memo["cluster_summary"], ranks
 
 
-def _rank_items(values: dict[int, float], label: str, page: str) -> tuple[Evidence, ...]:
-    """One `rank` evidence item per rank, largest value first."""
+def _rank_items(values: dict[int, float], key: str, page: str) -> tuple[Evidence, ...]:
+    """One `rank` evidence item per rank, largest value first, labelled by `key`."""
     ordered = sorted(values.items(), key=lambda kv: -kv[1])
     return tuple(
-        Evidence(kind="rank", label=f"rank {r}: {label}", page=page, value=v, unit="us", rank=r)
+        Evidence(kind="rank", **label(key, rank=r), page=page, value=v, unit="us", rank=r)
         for r, v in ordered
     )
 
@@ -78,7 +79,7 @@ def _step_times(ctx: Context) -> dict[int, float]:
 def step_excess(ctx: Context) -> Observed:
     times = _step_times(ctx)
     mean = float(np.mean(list(times.values())))
-    evidence = _rank_items(times, "mean step", "cluster")
+    evidence = _rank_items(times, "rank_mean_step", "cluster")
     return Observed((max(times.values()) - mean) / mean, evidence)
 
 
@@ -123,7 +124,7 @@ def compute_spread(ctx: Context) -> Observed:
     times = _compute_times(ctx)
     values = np.array(list(times.values()))
     spread = float((values.max() - values.min()) / values.mean()) if values.mean() > 0 else 0.0
-    return Observed(spread, _rank_items(times, "compute per step", "cluster"))
+    return Observed(spread, _rank_items(times, "rank_compute", "cluster"))
 
 
 @fact(
@@ -176,7 +177,7 @@ def link_gap(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="metric",
-            label=f"rank {x['rank']} link {x['link']} {x['transport']}: {gap:.0%} below the mean",
+            **label("link_gap", rank=x["rank"], link=x["link"], transport=x["transport"], gap=gap),
             page="communication",
             value=x["bandwidth"],
             unit=x.get("unit") or "tool units",

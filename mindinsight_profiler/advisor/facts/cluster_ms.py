@@ -16,16 +16,15 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.cluster import cluster_reports
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 
 _PIPELINE = "pipeline-parallel"
 
 
-def _rank_evidence(values: dict[int, float], label: str, unit: str) -> tuple[Evidence, ...]:
+def _rank_evidence(values: dict[int, float], key: str, unit: str) -> tuple[Evidence, ...]:
     return tuple(
-        Evidence(
-            kind="rank", label=f"rank {r}: {label}", page="cluster", value=v, unit=unit, rank=r
-        )
+        Evidence(kind="rank", **label(key, rank=r), page="cluster", value=v, unit=unit, rank=r)
         for r, v in sorted(values.items(), key=lambda kv: -kv[1])
     )
 
@@ -66,7 +65,7 @@ def _interval_excess(ctx: Context) -> tuple[int, float, float, dict[int, float]]
 )
 def interval_excess(ctx: Context) -> Observed:
     _, share, _, values = _interval_excess(ctx)
-    return Observed(share, _rank_evidence(values, "average iteration interval", "us"))
+    return Observed(share, _rank_evidence(values, "rank_interval", "us"))
 
 
 @fact(
@@ -124,7 +123,7 @@ def _flops_deficit(ctx: Context) -> tuple[int, float, dict[int, float]]:
 )
 def flops_deficit(ctx: Context) -> Observed:
     _, share, values = _flops_deficit(ctx)
-    return Observed(share, _rank_evidence(values, "FLOPS", "GFLOP/s"))
+    return Observed(share, _rank_evidence(values, "rank_flops_rate", "GFLOP/s"))
 
 
 @fact("cluster.flops_slow_rank", "number", "Rank with the lowest FLOPS.", "2+ ranks")
@@ -190,7 +189,7 @@ def comm_alone_share(ctx: Context) -> Observed:
     if busy <= 0:
         raise Unavailable("no computation or communication time in the cluster analyse files")
     return Observed(
-        sum(alone.values()) / 1e3 / busy, _rank_evidence(alone, "communication alone", "us")
+        sum(alone.values()) / 1e3 / busy, _rank_evidence(alone, "rank_comm_alone", "us")
     )
 
 
@@ -226,7 +225,7 @@ def pp_receive_share(ctx: Context) -> Observed:
     receive = {r: _ms(s, "receive_alone_time") * 1e3 for r, s in sections.items()}
     if busy <= 0:
         raise Unavailable("no computation or communication time in the cluster analyse files")
-    evidence = _rank_evidence(receive, "receive alone per step", "us")
+    evidence = _rank_evidence(receive, "rank_receive", "us")
     return Observed(sum(receive.values()) / 1e3 / busy, evidence)
 
 
@@ -264,7 +263,7 @@ def pp_stage_comm_share(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="rank",
-            label=f"rank {r} (stage {sections[r]['stage']}): collective communication alone",
+            **label("rank_stage_comm", rank=r, stage=sections[r]["stage"]),
             page="cluster",
             value=v,
             unit="us",
@@ -311,7 +310,7 @@ def _stage_flops(ctx: Context) -> tuple[int, float, float, dict[int, float]]:
 )
 def pp_stage_flops_excess(ctx: Context) -> Observed:
     _, share, _, flops = _stage_flops(ctx)
-    return Observed(share, _rank_evidence(flops, "FLOPs", "MFLOP"))
+    return Observed(share, _rank_evidence(flops, "rank_flops", "MFLOP"))
 
 
 @fact("cluster.pp_flops_stage", "number", "Stage (from 1) with the most FLOPs.", "pipeline")

@@ -13,6 +13,7 @@ from typing import Any
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 
 
@@ -48,7 +49,7 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
 )
 def exposed_share(ctx: Context) -> Observed:
     exposed, step, per_step = _exposed(ctx)
-    return Observed(exposed / step, step_evidence(ctx.report, per_step, "exposed communication in"))
+    return Observed(exposed / step, step_evidence(ctx.report, per_step, "exposed_comm_step"))
 
 
 @fact(
@@ -115,7 +116,7 @@ def wait_us(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="rank",
-            label=f"rank {r}: collectives wait per step",
+            **label("rank_wait", rank=r),
             page="communication",
             value=v,
             unit="us",

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
@@ -120,7 +121,9 @@ def occupancy(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="kernel",
-            label=f"{k['name'][:80]}: {k['occupancy']:.1f} % occupancy, {k['total_us']:,.0f} us",
+            **label(
+                "kernel_occupancy", name=k["name"][:80], occupancy=k["occupancy"], us=k["total_us"]
+            ),
             page="kernels",
             value=round(float(k["occupancy"]), 2),
             unit="percent",
@@ -185,8 +188,9 @@ def tc_eligible_share(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="operator",
-            label=f"{o['name']}: {o['device_self_us']:,.0f} us on the device, "
-            f"{o['tc_self_ratio']:.0%} on tensor cores",
+            **label(
+                "tc_operator", name=o["name"], us=o["device_self_us"], ratio=o["tc_self_ratio"]
+            ),
             page="operators",
             value=float(o["device_self_us"]),
             unit="us",
@@ -233,7 +237,7 @@ def long_idle_us(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="time_range",
-            label=f"device idle {length[i] / 1000:,.0f} us in step {names[step[i]]}",
+            **label("device_idle", us=length[i] / 1000, step=names[step[i]]),
             page="timeline",
             value=round(float(length[i]) / 1000.0, 3),
             unit="us",

@@ -14,6 +14,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.operators import steps_count, tree_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -78,7 +79,7 @@ def _optimizer(ctx: Context) -> dict[str, Any]:
         "evidence": tuple(
             Evidence(
                 kind="time_range",
-                label=f"{first}: {len(c)} operator calls",
+                **label("optimizer_calls", name=first, calls=len(c)),
                 page="timeline",
                 value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
                 unit="us",
@@ -141,7 +142,7 @@ def _zero_grad(ctx: Context) -> dict[str, Any]:
         "evidence": tuple(
             Evidence(
                 kind="time_range",
-                label=f"zero_grad memsets {int(np.isin(fills, c).sum())} gradients",
+                **label("zero_grad_memsets", count=int(np.isin(fills, c).sum())),
                 page="timeline",
                 value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
                 unit="us",
@@ -202,7 +203,7 @@ def data_parallel_calls(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="time_range",
-            label="nn.DataParallel forward",
+            **label("data_parallel"),
             page="timeline",
             value=(int(ev["end_ns"][s]) - int(ev["start_ns"][s])) / 1000.0,
             unit="us",

@@ -12,6 +12,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import (
     host_range_mask,
@@ -52,9 +53,7 @@ def _data_wait(ctx: Context) -> dict[str, Any]:
 def wait_share(ctx: Context) -> Observed:
     section = _data_wait(ctx)
     per_step = section.get("exposed_per_step_us") or section.get("per_step_us")
-    return Observed(
-        float(section["share"]), step_evidence(ctx.report, per_step, "data wait in step")
-    )
+    return Observed(float(section["share"]), step_evidence(ctx.report, per_step, "data_wait_step"))
 
 
 @fact(
@@ -100,8 +99,8 @@ def loader_iterator(ctx: Context) -> Observed:
         hit = next((n for n in names if marker in n), None)
         if hit is not None:
             kind, name = k, hit
-    label = f"DataLoader iterator {name} ({len(names)} calls)"
-    return Observed(kind, (Evidence(kind="metric", label=label, page="timeline", name=name),))
+    text = label("loader_iterator", name=name, calls=len(names))
+    return Observed(kind, (Evidence(kind="metric", **text, page="timeline", name=name),))
 
 
 @fact(
@@ -129,8 +128,7 @@ def loader_call_max_us(ctx: Context) -> Observed:
         items.append(
             Evidence(
                 kind="time_range",
-                label=f"DataLoader __next__ {dur[i] / 1e3:,.0f} us"
-                + (f" in step {step}" if step else ""),
+                **label("loader_next_step" if step else "loader_next", us=dur[i] / 1e3, step=step),
                 page="timeline",
                 value=float(dur[i]) / 1e3,
                 unit="us",

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from mindinsight_profiler.advisor.labels import Label, label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.trace import Trace
 
@@ -17,11 +18,11 @@ K = TypeVar("K", bound=Hashable)
 def totals_by(
     keys: Sequence[K],
     durations_ns: Sequence[int],
-    label: Callable[[K, int, int], str],
+    text: Callable[[K, int, int], Label],
     name: Callable[[K], str],
     top: int = 5,
 ) -> list[Evidence]:
-    """One `operator` item per key, the largest total first: `label(key, ns, count)`."""
+    """One `operator` item per key, the largest total first, labelled `text(key, ns, count)`."""
     totals: dict[K, list[int]] = defaultdict(lambda: [0, 0])
     for key, ns in zip(keys, durations_ns, strict=True):
         totals[key][0] += ns
@@ -30,7 +31,7 @@ def totals_by(
     return [
         Evidence(
             kind="operator",
-            label=label(key, ns, count),
+            **text(key, ns, count),
             page="operators",
             value=round(ns / 1000.0, 3),
             unit="us",
@@ -57,7 +58,7 @@ def longest_events(
         out.append(
             Evidence(
                 kind="time_range",
-                label=f"{trace.strings[int(ev['name'][row])]} {dur[i] / 1000:,.0f} us",
+                **label("event", name=trace.strings[int(ev["name"][row])], us=dur[i] / 1000),
                 page="timeline",
                 value=round(float(dur[i]) / 1000.0, 3),
                 unit="us",

@@ -21,6 +21,7 @@ from mindinsight_profiler.advisor.facts.compute import (
 )
 from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import Label, label
 from mindinsight_profiler.analysis.categories import is_step_name
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -203,11 +204,13 @@ def blocking_us(ctx: Context) -> Observed:
         )
     )
 
-    def label(key: tuple[str, str, str], ns: int, count: int) -> str:
+    def text(key: tuple[str, str, str], ns: int, count: int) -> Label:
         inner, outer, api = key
-        where = f"{inner} in {outer}" if outer != inner else inner
-        return f"{api} from {where}: {count} calls, {ns / 1000:,.0f} us"
+        if outer != inner:
+            return label("api_calls_in", api=api, inner=inner, outer=outer, calls=count,
+                         us=ns / 1000)  # fmt: skip
+        return label("api_calls", api=api, where=inner, calls=count, us=ns / 1000)
 
-    evidence = totals_by(keys, dur.tolist(), label, lambda key: key[1])
+    evidence = totals_by(keys, dur.tolist(), text, lambda key: key[1])
     evidence += longest_events(trace, calls, names, step, [k[0] for k in keys])
     return Observed(float(dur.sum()) / 1000.0 / len(names), tuple(evidence))

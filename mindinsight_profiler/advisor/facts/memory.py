@@ -12,6 +12,7 @@ import numpy as np
 from mindinsight_profiler.advisor.facts.compute import gpu_trace, step_of, step_windows
 from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -81,7 +82,7 @@ def pageable_us(ctx: Context) -> Observed:
     evidence = totals_by(
         ops,
         dur.tolist(),
-        lambda op, ns, count: f"{op}: {count} pageable host-to-device copies, {ns / 1000:,.0f} us",
+        lambda op, ns, count: label("pageable_copies", name=op, calls=count, us=ns / 1000),
         str,
     )
     evidence += longest_events(trace, rows, names, step, ops)
@@ -116,7 +117,9 @@ def alloc_total_us(ctx: Context) -> Observed:
     evidence = totals_by(
         keys,
         dur.tolist(),
-        lambda key, ns, count: f"{key[1]} from {key[0]}: {count} calls, {ns / 1000:,.0f} us",
+        lambda key, ns, count: label(
+            "api_calls", api=key[1], where=key[0], calls=count, us=ns / 1000
+        ),
         lambda key: key[0],
         top=10,
     )

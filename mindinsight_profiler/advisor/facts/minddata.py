@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import PIPELINE_REASONS_ZH, label
 from mindinsight_profiler.advisor.model import Evidence
 
 
@@ -41,7 +42,7 @@ def iteration_interval_us(ctx: Context) -> Observed:
     items = tuple(
         Evidence(
             kind="step",
-            label=f"iteration interval of step {s['step']}",
+            **label("interval_step", step=s["step"]),
             page="step_trace",
             value=float(s["iteration_interval_us"]),
             unit="us",
@@ -70,17 +71,18 @@ def _queue(ctx: Context, name: str) -> dict[str, Any]:
     raise Unavailable(f"needs the MindData {_QUEUE_FILES[name]}")
 
 
-def _queue_evidence(q: dict[str, Any], label: str) -> tuple[Evidence, ...]:
-    text = f"{label}: empty in {q['empty']} of {q['samples']} batches"
+def _queue_evidence(q: dict[str, Any]) -> tuple[Evidence, ...]:
+    text = label(f"{q['name']}_empty", empty=q["empty"], samples=q["samples"])
     rate = float(q["empty_rate"])
-    return (Evidence("queue", text, "data_pipeline", rate, "ratio", name=q["name"]),)
+    return (Evidence("queue", **text, page="data_pipeline", value=rate, unit="ratio",
+                     name=q["name"]),)  # fmt: skip
 
 
 for _name, _label in (("host_queue", "host queue"), ("chip_queue", "chip (GetNext) queue")):
 
     def _empty(ctx: Context, name: str = _name, label: str = _label) -> Observed:
         q = _queue(ctx, name)
-        return Observed(int(q["empty"]), _queue_evidence(q, label))
+        return Observed(int(q["empty"]), _queue_evidence(q))
 
     def _samples(ctx: Context, name: str = _name) -> int:
         return int(_queue(ctx, name)["samples"])
@@ -136,7 +138,12 @@ def pipeline_slow_ops(ctx: Context) -> Observed:
         items.append(
             Evidence(
                 kind="pipeline_op",
-                label=f"{name}: {advice.get(name, op['reason'])}",
+                **label(
+                    "pipeline_op",
+                    name=name,
+                    advice=advice.get(name, op["reason"]),
+                    advice_zh=PIPELINE_REASONS_ZH.get(op["reason"], op["reason"]),
+                ),
                 page="data_pipeline",
                 value=op["queue_usage"],
                 unit="ratio",
@@ -170,11 +177,8 @@ def cpu_active_pct(ctx: Context) -> Observed:
         raise Unavailable("the MindData CPU sampling recorded no machine-wide idle share")
     active = 100.0 - float(np.mean([by["idle"][s] for s in samples]))
     parts = {k: float(np.mean([by[k].get(s, 0.0) for s in samples])) for k in shares}
-    label = (
-        f"machine CPU {active:.0f} % busy over {len(samples)} samples (user {parts['user']:.0f}, "
-        f"sys {parts['sys']:.0f}, iowait {parts['io']:.0f}, idle {parts['idle']:.0f} %)"
-    )
+    text = label("machine_cpu", active=active, samples=len(samples), **parts)
     return Observed(
         active,
-        (Evidence(kind="metric", label=label, page="data_pipeline", value=active, unit="percent"),),
+        (Evidence(kind="metric", **text, page="data_pipeline", value=active, unit="percent"),),
     )

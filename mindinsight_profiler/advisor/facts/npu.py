@@ -19,6 +19,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 
 #: Breakdown categories in which the device is busy.
@@ -62,7 +63,7 @@ def _free(ctx: Context) -> tuple[float, float, list[float] | None, str]:
 )
 def free_share(ctx: Context) -> Observed:
     free, step, per_step, _ = _free(ctx)
-    evidence = step_evidence(ctx.report, per_step, "free time in") if per_step else ()
+    evidence = step_evidence(ctx.report, per_step, "free_time_step") if per_step else ()
     return Observed(free / step if step > 0 else 0.0, evidence)
 
 
@@ -120,7 +121,7 @@ def aicpu_count(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="kernel",
-            label=f"AI CPU {op['name']}",
+            **label("aicpu_op", name=op["name"]),
             page="kernels",
             value=(op["end_ns"] - op["start_ns"]) / 1000.0,
             unit="us",

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_comm_op_name
 from mindinsight_profiler.analysis.ops import OpTree, op_tree
@@ -67,7 +68,7 @@ def top_type_share(ctx: Context) -> Observed:
     top = _top_type(ctx)
     evidence = Evidence(
         kind="operator",
-        label=f"operator type {top['type']}: {top['percent']:.1f} % of operator time",
+        **label("op_type_share", type=top["type"], pct=top["percent"]),
         page="operators",
         value=float(top["total_us"]),
         unit="us",
@@ -159,7 +160,7 @@ def float64_share(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="operator",
-            label=f"{name} with float64 inputs",
+            **label("float64_inputs", name=name),
             page="operators",
             value=us,
             unit="us",
@@ -234,7 +235,7 @@ def manual_attention_per_step(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="time_range",
-            label="matmul -> softmax -> matmul",
+            **label("attention_sequence"),
             page="timeline",
             value=(end - start) / 1000.0,
             unit="us",

@@ -13,6 +13,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
+from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_step_name
 from mindinsight_profiler.analysis.intervals import union
@@ -125,7 +126,7 @@ def untracked_us(ctx: Context) -> Observed:
     evidence = tuple(
         Evidence(
             kind="time_range",
-            label=f"nothing profiled for {(b - a) / 1e6:.1f} ms in step {step}",
+            **label("unprofiled_gap", ms=(b - a) / 1e6, step=step),
             page="timeline",
             value=(b - a) / 1000.0,
             unit="us",
@@ -180,9 +181,11 @@ def _memory(ctx: Context) -> dict[str, Any]:
     evidence = tuple(
         Evidence(
             kind="step",
-            label=f"allocated at the start of step {name}"
-            if name != "end"
-            else "allocated at the end",
+            **(
+                label("allocated_at_step", step=name)
+                if name != "end"
+                else label("allocated_at_end")
+            ),
             page="memory",
             value=float(v),
             unit="bytes",

@@ -5,14 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, fact
+from mindinsight_profiler.advisor.labels import CATEGORIES_ZH, label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.breakdown import CATEGORIES
 
 
 def step_evidence(
-    report: dict[str, Any], values_us: list[float] | None = None, label: str = "step", top: int = 0
+    report: dict[str, Any],
+    values_us: list[float] | None = None,
+    key: str = "step",
+    top: int = 0,
+    **params: str,
 ) -> tuple[Evidence, ...]:
     """One `step` evidence item per step (time range for the timeline), optionally valued.
+
+    `key` names the label (advisor/labels.py), which takes the step's name and `params`.
 
     With `top`, only the `top` steps of largest value are kept.
     """
@@ -31,7 +38,7 @@ def step_evidence(
     return tuple(
         Evidence(
             kind="step",
-            label=f"{label} {name}",
+            **label(key, step=name, **params),
             page="timeline",
             value=value,
             unit="us" if value is not None else None,
@@ -81,7 +88,9 @@ def _breakdown_share(category: str) -> None:
         if steps is None or not breakdown or category not in breakdown:
             return None
         per_step = [row.get(category, 0.0) for row in ctx.report.get("breakdown_per_step_us") or []]
-        return Observed(float(breakdown[category]), step_evidence(ctx.report, per_step, category))
+        evidence = step_evidence(ctx.report, per_step, "breakdown_step", category=category,
+                                 category_zh=CATEGORIES_ZH.get(category, category))  # fmt: skip
+        return Observed(float(breakdown[category]), evidence)
 
     def share(ctx: Context) -> float | None:
         got = ctx.get(f"breakdown.{category}_us")

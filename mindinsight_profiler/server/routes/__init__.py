@@ -12,8 +12,8 @@ def register_routes(api: Blueprint) -> None:
     calls this function while it is being imported.
     """
     from mindinsight_profiler.server import openapi
-    from mindinsight_profiler.server.routes import sections, tables, timeline
+    from mindinsight_profiler.server.routes import memory, sections, tables, timeline
 
-    for module in (sections, tables, timeline):
+    for module in (sections, tables, timeline, memory):
         api.register_blueprint(module.bp)
     openapi.register(api)

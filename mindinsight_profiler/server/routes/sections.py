@@ -15,7 +15,12 @@ from flask import Blueprint
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK
 from mindinsight_profiler.analysis.cluster import cluster_summary
+from mindinsight_profiler.analysis.cluster_stages import worker_stages
 from mindinsight_profiler.analysis.diff import diff_reports
+from mindinsight_profiler.analysis.fpbp_points import has_point_operator
+from mindinsight_profiler.analysis.minddata_steps import queue_steps
+from mindinsight_profiler.analysis.step_trace import STEP_TABLE
+from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
@@ -67,16 +72,60 @@ def _section(run: str, p: dict[str, Any], key: str) -> dict[str, Any]:
     return {**target.where(), "data": access.report(target).get(key)}
 
 
-@endpoint(bp, "/runs/<run>/step-trace", schemas.Query, schemas.Section)
+@endpoint(bp, "/runs/<run>/step-trace", schemas.StepTraceQuery, schemas.Section)
 def step_trace(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Step trace: FP/BP points, stages and per-step iteration interval, FP+BP and tail."""
-    return _section(run, p, "step_trace")
+    if not p.get("fp_point") and not p.get("bp_point"):
+        return _section(run, p, "step_trace")
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    return {**target.where(), "data": _step_trace_at(target, p.get("fp_point"), p.get("bp_point"))}
 
 
-@endpoint(bp, "/runs/<run>/data-pipeline", schemas.Query, schemas.Section)
+#: Recomputed step traces kept per trace (each is a few KB per hundred steps).
+POINT_VARIANTS_KEPT = 16
+
+
+def _step_trace_at(target: access.Target, fp: str | None, bp: str | None) -> dict[str, Any] | None:
+    """The step trace split at the named operators, from the cached trace (memoized).
+
+    A name that no host operator has is a 400 (a typo would otherwise silently give the
+    automatic points); a name that exists but in no step gives the section with
+    `steps_found` 0. MindSpore's points are the device's own and cannot be moved.
+    """
+    memo = access.derived(target, "step_trace_points")
+    key = f"{fp}\0{bp}"
+    if key in memo:
+        found: dict[str, Any] | None = memo[key]
+        return found
+    trace = access.trace(target)
+    if STEP_TABLE in trace.tables and len(trace.tables[STEP_TABLE]["step"]):
+        name = "fp_point" if fp else "bp_point"
+        raise ApiError(400, "bad_parameter",
+                       f"{name}: this input's step points were written by the profiler "
+                       "(MindSpore) and cannot be changed", parameter=name)  # fmt: skip
+    for name, value in (("fp_point", fp), ("bp_point", bp)):
+        if value and not has_point_operator(trace, value):
+            raise ApiError(400, "bad_parameter", f"{name}: no operator named {value!r} in "
+                           "this trace", parameter=name)  # fmt: skip
+    section = step_trace_section(trace, fp, bp)
+    if len(memo) >= POINT_VARIANTS_KEPT:
+        memo.clear()
+    memo[key] = section
+    return section
+
+
+@endpoint(bp, "/runs/<run>/data-pipeline", schemas.Query, schemas.DataPipeline)
 def data_pipeline(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Data pipeline: data wait per step, queues, workers, operators and the verdict."""
-    return _section(run, p, "data_pipeline")
+    out = _section(run, p, "data_pipeline")
+    out["queue_steps"] = None
+    if out["data"] and out["data"].get("framework") == "mindspore":
+        target = access.resolve(run, p.get("worker"), p.get("span"))
+        memo = access.derived(target, "queue_steps")
+        if "value" not in memo:
+            memo["value"] = queue_steps(access.trace(target))
+        out["queue_steps"] = memo["value"]
+    return out
 
 
 @endpoint(bp, "/runs/<run>/memory", schemas.DeviceQuery, schemas.Section)
@@ -105,11 +154,16 @@ def modules(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return _section(run, p, "modules")
 
 
-@endpoint(bp, "/runs/<run>/cluster", schemas.ClusterQuery, schemas.Cluster)
+@endpoint(bp, "/runs/<run>/cluster", schemas.ClusterQuery, schemas.ClusterView)
 def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Cluster summary over every worker of the run: slowest rank, collective waiting."""
     entry, reports = access.run_reports(run, p.get("span"))
-    return {"run": entry.id, "workers": entry.run.workers, **cluster_summary(reports)}
+    return {
+        "run": entry.id,
+        "workers": entry.run.workers,
+        **cluster_summary(reports),
+        "stages": worker_stages(reports),
+    }
 
 
 @endpoint(bp, "/runs/<run>/diff", schemas.DiffQuery, schemas.Diff)

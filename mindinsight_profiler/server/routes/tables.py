@@ -1,8 +1,10 @@
 """Operators and kernels: server-side sort, name search and paging of the report's tables.
 
 Grouped by name, the rows are the cached report's; the other groupings (input shapes, call
-stack, kernel launch) and the per-call instance table are computed once per process from
-the memory-mapped cached trace and kept with it (`access.derived`).
+stack, kernel launch), every operator type (the report keeps the top ten) and the per-call
+instance table are computed once per process from the memory-mapped cached trace and kept
+with it (`access.derived`). A page also carries the sums of its additive columns over all
+matching rows, so a client can draw "top N and the rest" without fetching every row.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from mindinsight_profiler.analysis.op_query import (
     SORTABLE,
     InstanceTable,
     instance_table,
+    op_type_summary,
     query_instances,
 )
+from mindinsight_profiler.analysis.op_types import OPERATORS_TABLE, op_type_table
 from mindinsight_profiler.analysis.ops import op_tree
 from mindinsight_profiler.analysis.report import grouped_tables
 from mindinsight_profiler.server import access, schemas
@@ -32,15 +36,41 @@ def _bad(name: str, message: str) -> ApiError:
     return ApiError(400, "bad_parameter", f"{name}: {message}", parameter=name)
 
 
+def additive(column: str) -> bool:
+    """Columns whose sum over rows means something (times and counts, not means or ratios)."""
+    return column == "calls" or (
+        column.endswith("_us")
+        and not column.startswith(("mean_", "min_", "max_", "start_", "offset_"))
+    )
+
+
+def _numeric(rows: list[dict[str, Any]]) -> set[str]:
+    """The sortable columns: numeric in the first row, or empty there (None) and numbers
+    in a later row (a kernel's occupancy is unknown for a memcpy) or empty in every row
+    (a column this input lacks sorts as all equal rather than failing)."""
+    if not rows:
+        return set()
+    numeric = {k for k, v in rows[0].items() if isinstance(v, (int, float))}
+    unknown = {k for k, v in rows[0].items() if v is None}
+    for r in rows[1:]:
+        if not unknown:
+            break
+        known = {k for k in unknown if r.get(k) is not None}
+        numeric |= {k for k in known if isinstance(r[k], (int, float))}
+        unknown -= known
+    return numeric | unknown
+
+
 def page_rows(
     rows: list[dict[str, Any]], p: dict[str, Any], default_sort: str, key: str = "name"
 ) -> dict[str, Any]:
-    """Filter by `search` (in `key`, any case), sort by a numeric column, then one page."""
+    """Filter by `search` (in `key`, any case), sort by a numeric column or by `key` (as
+    text, any case), then one page."""
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
     sort = p.get("sort") or default_sort
-    numeric = {k for r in rows[:1] for k, v in r.items() if isinstance(v, (int, float))}
-    if rows and sort not in numeric:
-        raise _bad("sort", f"must be one of {', '.join(sorted(numeric))}")
+    numeric = _numeric(rows)
+    if rows and sort not in numeric | {key}:
+        raise _bad("sort", f"must be one of {', '.join(sorted(numeric | {key}))}")
     if p.get("search"):
         needle = p["search"].lower()
         rows = [r for r in rows if needle in str(r.get(key, "")).lower()]
@@ -49,10 +79,19 @@ def page_rows(
         v = r.get(sort)
         return -math.inf if v is None else float(v)
 
-    rows = sorted(rows, key=value, reverse=p["order"] == "desc")
+    def text(r: dict[str, Any]) -> tuple[str, str]:
+        return str(r.get(sort, "")).lower(), str(r.get(sort, ""))
+
+    by = text if sort == key else value
+    rows = sorted(rows, key=by, reverse=p["order"] == "desc")
+    sums = {}
+    for k in sorted(numeric):
+        values = [r[k] for r in rows if r.get(k) is not None] if additive(k) else []
+        if values:
+            sums[k] = float(sum(values))
     offset = p["offset"]
     return {"sort": sort, "order": p["order"], "total": len(rows), "offset": offset,
-            "limit": limit, "rows": rows[offset : offset + limit]}  # fmt: skip
+            "limit": limit, "sums": sums, "rows": rows[offset : offset + limit]}  # fmt: skip
 
 
 def _grouped(target: access.Target, ops_by: str, kernels_by: str) -> tuple[list, list]:
@@ -73,21 +112,81 @@ def _instances(target: access.Target) -> InstanceTable:
     return table
 
 
+def _types(target: access.Target) -> tuple[str, list[dict[str, Any]]]:
+    """Every operator type (the measure it is ranked by, rows): MindSpore's per-instance
+    operator table where the input has one, as in the report, else the operator calls."""
+    memo = access.derived(target, "types")
+    if "rows" not in memo:
+        found = access.trace(target)
+        side = found.tables.get(OPERATORS_TABLE)
+        if side is not None and len(side["name"]):
+            t = op_type_table(found)
+            keys = ("calls", "total_us", "mean_us", "percent")
+            rows = [{"type": name, **{k: t[k][i] for k in keys}}
+                    for i, name in enumerate(t["op_type"])]  # fmt: skip
+            memo["by"], memo["rows"] = "total_ns", rows
+        else:
+            table = _instances(target)
+            summary = op_type_summary(table, top=max(len(table.types), 1))
+            memo["by"], memo["rows"] = summary["by"], summary["types"] if len(table) else []
+    return memo["by"], memo["rows"]
+
+
+def _instance_sort(sort: str | None) -> str:
+    """Instance sort keys are `*_ns` columns; the rows' `*_us` names are accepted too."""
+    key = sort or "device_self_ns"
+    if key.endswith("_us"):
+        key = key[:-3] + "_ns"
+    if key not in SORTABLE:
+        names = ", ".join(k for s in SORTABLE for k in (s, s[:-3] + "_us"))
+        raise _bad("sort", f"must be one of {names}")
+    return key
+
+
+def _side_instances(target: access.Target) -> list[dict[str, Any]]:
+    """Operator instances of an input that records them only as a table (legacy MindSpore
+    AI Core: name, type, calls and total device time; no start, no host time)."""
+    memo = access.derived(target, "side_instances")
+    if "rows" not in memo:
+        found = access.trace(target)
+        side = found.tables.get(OPERATORS_TABLE)
+        rows: list[dict[str, Any]] = []
+        if side is not None and len(side["name"]):
+            names = found.strings.lookup(side["name"])
+            types = found.strings.lookup(side["op_type"])
+            totals = (side["total_ns"] / 1000.0).tolist()
+            for name, kind, calls, us in zip(names, types, side["calls"].tolist(), totals,
+                                             strict=True):  # fmt: skip
+                rows.append({"name": name, "type": kind, "calls": calls, "start_us": None,
+                             "offset_us": None, "host_self_us": None, "host_total_us": None,
+                             "device_self_us": us, "device_total_us": us})  # fmt: skip
+        memo["rows"] = rows
+    found_rows: list[dict[str, Any]] = memo["rows"]
+    return found_rows
+
+
 def _instance_page(target: access.Target, p: dict[str, Any]) -> dict[str, Any]:
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
-    sort = p.get("sort") or "device_self_ns"
-    if sort not in SORTABLE:
-        raise _bad("sort", f"must be one of {', '.join(SORTABLE)}")
+    sort = _instance_sort(p.get("sort"))
     types = [t for t in p["type"].split(",") if t] if p.get("type") else None
+    if not len(_instances(target)) and _side_instances(target):
+        rows = _side_instances(target)
+        if types is not None:
+            rows = [r for r in rows if r["type"] in types]
+        return page_rows(rows, {**p, "sort": sort[:-3] + "_us"}, "device_self_us")
     try:
         page = query_instances(_instances(target), sort, p["order"] == "desc", p.get("search"),
                                types, None, p["offset"], limit)  # fmt: skip
     except ValueError as exc:
         raise _bad("limit", str(exc)) from None
-    return {"sort": sort, "order": p["order"], "limit": limit, **page}
+    # Where each call starts on the timeline (whose times count from the trace's origin).
+    zero_us = access.origin_ns(target) / 1000.0
+    for row in page["rows"]:
+        row["offset_us"] = row["start_us"] - zero_us
+    return {"sort": p.get("sort") or sort, "order": p["order"], "limit": limit, **page}
 
 
-@endpoint(bp, "/runs/<run>/operators", schemas.OperatorQuery, schemas.Page)
+@endpoint(bp, "/runs/<run>/operators", schemas.OperatorQuery, schemas.TablePage)
 def operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Operators by name, input shapes, call stack or type, or one row per call; paged."""
     target = access.resolve(run, p.get("worker"), p.get("span"))
@@ -98,8 +197,8 @@ def operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     if group == "instance":
         return {**out, **_instance_page(target, p)}
     if group == "type":
-        types = access.report(target).get("op_types") or {"types": []}
-        return {**out, **page_rows(types["types"], p, "total_us", key="type")}
+        by, rows = _types(target)
+        return {**out, "by": by, **page_rows(rows, p, "total_us", key="type")}
     if group == "name":
         rows = access.report(target)["operators"]
     else:
@@ -107,7 +206,7 @@ def operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return {**out, **page_rows(rows, p, "device_self_us")}
 
 
-@endpoint(bp, "/runs/<run>/kernels", schemas.KernelQuery, schemas.Page)
+@endpoint(bp, "/runs/<run>/kernels", schemas.KernelQuery, schemas.TablePage)
 def kernels(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Device kernels by name, or by name + operator + launch configuration; paged."""
     target = access.resolve(run, p.get("worker"), p.get("span"))

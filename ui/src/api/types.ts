@@ -59,6 +59,8 @@ export type Severity = 'high' | 'medium' | 'low'
 export interface Evidence {
   kind: 'step' | 'operator' | 'kernel' | 'rank' | 'time_range' | 'queue' | 'pipeline_op' | 'metric'
   label: string
+  /** The label in Chinese, when the advisor has it. */
+  label_zh?: string
   page?: string
   value?: number
   unit?: string

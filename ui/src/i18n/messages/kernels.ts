@@ -1,9 +1,83 @@
 const en = {
   title: 'Kernels',
+  groupBy: 'Group by',
+  group: {
+    name: 'Name',
+    name_op_launch: 'Name + operator + launch configuration',
+  },
+  col: {
+    name: 'Kernel',
+    operator: 'Operator',
+    grid: 'Grid',
+    block: 'Block',
+    registers: 'Regs',
+    sharedMemory: 'Shared mem.',
+    calls: 'Calls',
+    duration: 'Duration',
+    total: 'Total',
+    mean: 'Mean',
+    min: 'Min',
+    max: 'Max',
+    tcUsed: 'Tensor cores',
+    blocksPerSm: 'Blocks/SM',
+    occupancy: 'Occupancy',
+  },
+  hint: {
+    registers: 'Registers per thread.',
+    sharedMemory: 'Shared memory per block.',
+    tcUsed: 'Whether the kernel runs on Tensor Cores.',
+    blocksPerSm: 'Blocks per streaming multiprocessor, time-weighted over the calls (below 1: some SMs idle).',
+    occupancy: 'Estimated achieved occupancy: active warps per SM over the maximum, time-weighted.',
+  },
+  search: 'Search by kernel name',
+  totalTime: 'total time',
+  showOperator: 'Operators named like this',
+  empty: {
+    search: 'No kernel matches "{search}".',
+    none: 'This input has no device kernels.',
+  },
+  summary: '{n} kernels, {time} in total',
 }
 
 const zh: typeof en = {
   title: '内核',
+  groupBy: '分组',
+  group: {
+    name: '名称',
+    name_op_launch: '名称 + 算子 + 启动配置',
+  },
+  col: {
+    name: '内核',
+    operator: '算子',
+    grid: '网格 (Grid)',
+    block: '线程块 (Block)',
+    registers: '寄存器',
+    sharedMemory: '共享内存',
+    calls: '调用次数',
+    duration: '耗时',
+    total: '总计',
+    mean: '平均',
+    min: '最小',
+    max: '最大',
+    tcUsed: 'Tensor Core',
+    blocksPerSm: '每 SM 块数',
+    occupancy: '占用率',
+  },
+  hint: {
+    registers: '每个线程的寄存器数。',
+    sharedMemory: '每个块的共享内存。',
+    tcUsed: '该内核是否使用 Tensor Core。',
+    blocksPerSm: '每个 SM 上的块数，按各次调用的时间加权（小于 1 表示部分 SM 空闲）。',
+    occupancy: '估计实际占用率：每个 SM 活跃的 warp 数与最大值之比，按时间加权。',
+  },
+  search: '按内核名称搜索',
+  totalTime: '总时间',
+  showOperator: '名称相近的算子',
+  empty: {
+    search: '没有名称包含“{search}”的内核。',
+    none: '此输入没有设备内核。',
+  },
+  summary: '{n} 个内核，共 {time}',
 }
 
 export const kernels = { en, zh }

@@ -1,0 +1,145 @@
+"""Evidence labels in English and Chinese, as templates in one table.
+
+A finding's title, message and actions come from its rule file in both languages; the
+evidence is built by facts in code, so its words live here, next to each other, and a
+fact asks for a label by key: `Evidence(kind=..., **label("device_idle", us=.., step=..))`.
+Placeholders use Python's format syntax (`{us:,.0f}`); both languages of a template take
+the same placeholders, where the Chinese one may take `<name>_zh` for a word that must be
+translated itself (checked by the tests).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class Label(TypedDict):
+    label: str
+    label_zh: str
+
+
+#: key -> (English, Chinese)
+TEMPLATES: dict[str, tuple[str, str]] = {
+    # steps
+    "step": ("step {step}", "迭代 {step}"),
+    "breakdown_step": ("{category} in step {step}", "迭代 {step} 的{category_zh}"),
+    "data_wait_step": ("data wait in step {step}", "迭代 {step} 的数据等待"),
+    "exposed_comm_step": (
+        "exposed communication in step {step}",
+        "迭代 {step} 中未被计算掩盖的通信",
+    ),
+    "free_time_step": ("device free time in step {step}", "迭代 {step} 中的设备空闲时间"),
+    "interval_step": ("iteration interval of step {step}", "迭代 {step} 的迭代间隙"),
+    "device_idle": (
+        "device idle {us:,.0f} us in step {step}",
+        "迭代 {step} 中设备空闲 {us:,.0f} us",
+    ),
+    "unprofiled_gap": (
+        "nothing profiled for {ms:.1f} ms in step {step}",
+        "迭代 {step} 中有 {ms:.1f} ms 没有记录任何事件",
+    ),
+    "allocated_at_step": ("allocated at the start of step {step}", "迭代 {step} 开始时已分配"),
+    "allocated_at_end": ("allocated at the end", "结束时已分配"),
+    # events and operators
+    "event": ("{name} {us:,.0f} us", "{name} {us:,.0f} us"),
+    "optimizer_calls": ("{name}: {calls} operator calls", "{name}：{calls} 次算子调用"),
+    "zero_grad_memsets": (
+        "zero_grad memsets {count} gradients",
+        "zero_grad 用 memset 清零 {count} 个梯度",
+    ),
+    "data_parallel": ("nn.DataParallel forward", "nn.DataParallel 前向"),
+    "loader_iterator": (
+        "DataLoader iterator {name} ({calls} calls)",
+        "DataLoader 迭代器 {name}（{calls} 次调用）",
+    ),
+    "loader_next": ("DataLoader __next__ {us:,.0f} us", "DataLoader __next__ 耗时 {us:,.0f} us"),
+    "loader_next_step": (
+        "DataLoader __next__ {us:,.0f} us in step {step}",
+        "迭代 {step} 中 DataLoader __next__ 耗时 {us:,.0f} us",
+    ),
+    "api_calls": (
+        "{api} from {where}: {calls} calls, {us:,.0f} us",
+        "{where} 调用 {api}：{calls} 次，{us:,.0f} us",
+    ),
+    "api_calls_in": (
+        "{api} from {inner} in {outer}: {calls} calls, {us:,.0f} us",
+        "{outer} 中的 {inner} 调用 {api}：{calls} 次，{us:,.0f} us",
+    ),
+    "pageable_copies": (
+        "{name}: {calls} pageable host-to-device copies, {us:,.0f} us",
+        "{name}：{calls} 次从可分页内存到设备的拷贝，{us:,.0f} us",
+    ),
+    "op_type_share": (
+        "operator type {type}: {pct:.1f} % of operator time",
+        "算子类型 {type}：占算子时间的 {pct:.1f} %",
+    ),
+    "float64_inputs": ("{name} with float64 inputs", "{name}（float64 输入）"),
+    "attention_sequence": ("matmul -> softmax -> matmul", "matmul -> softmax -> matmul 序列"),
+    "kernel_occupancy": (
+        "{name}: {occupancy:.1f} % occupancy, {us:,.0f} us",
+        "{name}：占用率 {occupancy:.1f} %，{us:,.0f} us",
+    ),
+    "tc_operator": (
+        "{name}: {us:,.0f} us on the device, {ratio:.0%} on tensor cores",
+        "{name}：设备上 {us:,.0f} us，其中 {ratio:.0%} 使用 Tensor Core",
+    ),
+    "aicpu_op": ("AI CPU {name}", "AI CPU 算子 {name}"),
+    # data pipeline
+    "host_queue_empty": (
+        "host queue: empty in {empty} of {samples} batches",
+        "主机队列：{samples} 个批次中有 {empty} 个为空",
+    ),
+    "chip_queue_empty": (
+        "chip (GetNext) queue: empty in {empty} of {samples} batches",
+        "芯片（GetNext）队列：{samples} 个批次中有 {empty} 个为空",
+    ),
+    "pipeline_op": ("{name}: {advice}", "{name}：{advice_zh}"),
+    "machine_cpu": (
+        "machine CPU {active:.0f} % busy over {samples} samples (user {user:.0f}, sys {sys:.0f}, "
+        "iowait {io:.0f}, idle {idle:.0f} %)",
+        "{samples} 个采样中整机 CPU 平均繁忙 {active:.0f} %（user {user:.0f}，sys {sys:.0f}，"
+        "iowait {io:.0f}，idle {idle:.0f} %）",
+    ),
+    # ranks and links
+    "rank_mean_step": ("rank {rank}: mean step", "rank {rank}：平均迭代时间"),
+    "rank_compute": ("rank {rank}: compute per step", "rank {rank}：每迭代计算时间"),
+    "rank_interval": ("rank {rank}: average iteration interval", "rank {rank}：平均迭代间隙"),
+    "rank_flops_rate": ("rank {rank}: FLOPS", "rank {rank}：FLOPS"),
+    "rank_flops": ("rank {rank}: FLOPs", "rank {rank}：FLOPs"),
+    "rank_comm_alone": ("rank {rank}: communication alone", "rank {rank}：纯通信时间"),
+    "rank_receive": ("rank {rank}: receive alone per step", "rank {rank}：每迭代纯接收时间"),
+    "rank_stage_comm": (
+        "rank {rank} (stage {stage}): collective communication alone",
+        "rank {rank}（stage {stage}）：纯集合通信时间",
+    ),
+    "rank_wait": ("rank {rank}: collectives wait per step", "rank {rank}：每迭代集合通信等待时间"),
+    "link_gap": (
+        "rank {rank} link {link} {transport}: {gap:.0%} below the mean",
+        "rank {rank} 链路 {link} {transport}：比同类均值低 {gap:.0%}",
+    ),
+}
+
+#: The step-time breakdown's categories in Chinese (as the dashboard names them).
+CATEGORIES_ZH = {
+    "kernel": "内核时间",
+    "memcpy": "内存拷贝时间",
+    "memset": "内存置位时间",
+    "communication": "通信时间",
+    "runtime": "运行时（kernel 启动）时间",
+    "dataloader": "数据加载时间",
+    "cpu_exec": "CPU 执行时间",
+    "other": "其他时间",
+}
+
+#: MindData pipeline flags (minddata_rules reasons) in Chinese, for `pipeline_op` labels.
+PIPELINE_REASONS_ZH = {
+    "source_slow": "数据读取较慢，可增大数据集的 num_parallel_workers",
+    "children_fill_faster": "子算子产出快于本算子消费，可增大本算子的 num_parallel_workers",
+    "consumer_bound": "训练（消费者）是瓶颈",
+}
+
+
+def label(key: str, **params: Any) -> Label:
+    """Both languages of the label `key` with `params` filled in."""
+    en, zh = TEMPLATES[key]
+    return {"label": en.format(**params), "label_zh": zh.format(**params)}

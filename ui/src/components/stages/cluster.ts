@@ -1,0 +1,123 @@
+/**
+ * The cluster answer as the page shows it: one row per rank joining the communication
+ * summary (`ranks`) with each worker's step-trace and parallel stages (`stages`), the
+ * slowest rank with its gap to the mean, a heat map of ranks x stages relative to each
+ * stage's mean, and the collectives' waiting per rank. Pure, for unit tests.
+ */
+import type { Cluster, ClusterRank, WorkerStages } from '@/api/stages'
+
+/** Step-trace stages (every framework). */
+export const TRACE_KEYS = ['iteration_interval_us', 'fp_and_bp_us', 'tail_us'] as const
+/** Communication split (kernel traces) or hccl figures, from `ranks`. */
+export const COMM_KEYS = ['computation_us', 'overlapped_us', 'exposed_communication_us', 'other_us', 'communication_us', 'tool_wait_us'] as const
+/** MindSpore's pipeline-parallel times (ascend_cluster_analyse files). */
+export const PARALLEL_KEYS = ['computation_us', 'communication_alone_us', 'stage_us', 'receive_alone_us', 'collective_communication_alone_us'] as const
+
+export interface RankRow {
+  rank: number
+  worker: string | null
+  /** The step time the ranks are compared by: communication's step, else the step trace's. */
+  step_us: number | null
+  gap_us: number | null
+  gap_pct: number | null
+  trace: WorkerStages | null
+  comm: ClusterRank | null
+}
+
+function mean(values: number[]): number | null {
+  return values.length ? values.reduce((s, v) => s + v, 0) / values.length : null
+}
+
+export function rankRows(c: Cluster): RankRow[] {
+  const ranks = new Set<number>([...c.ranks.map((r) => r.rank), ...c.stages.map((s) => s.rank)])
+  const rows = [...ranks].sort((a, b) => a - b).map((rank) => {
+    const comm = c.ranks.find((r) => r.rank === rank) ?? null
+    const trace = c.stages.find((s) => s.rank === rank) ?? null
+    return {
+      rank, worker: trace?.worker ?? null, step_us: comm?.step_us ?? trace?.total_us ?? null,
+      gap_us: null as number | null, gap_pct: null as number | null, trace, comm,
+    }
+  })
+  const m = mean(rows.map((r) => r.step_us).filter((v): v is number => v !== null))
+  for (const r of rows) {
+    if (m !== null && r.step_us !== null) {
+      r.gap_us = r.step_us - m
+      r.gap_pct = m > 0 ? (100 * r.gap_us) / m : null
+    }
+  }
+  return rows
+}
+
+export interface Slowest {
+  rank: number
+  worker: string | null
+  step_us: number
+  gap_us: number
+  gap_pct: number | null
+  /** The server's figures when it chose the rank (communication), else null. */
+  over_fastest_us: number | null
+  fastest_rank: number | null
+}
+
+/** The server's slowest rank (by communication's step), else the longest step-trace step. */
+export function slowestRank(c: Cluster, rows: RankRow[]): Slowest | null {
+  const pick = c.slowest
+    ? rows.find((r) => r.rank === c.slowest!.rank)
+    : [...rows].filter((r) => r.step_us !== null).sort((a, b) => b.step_us! - a.step_us!)[0]
+  if (!pick || pick.step_us === null || pick.gap_us === null || rows.length < 2) return null
+  return {
+    rank: pick.rank, worker: pick.worker, step_us: pick.step_us, gap_us: pick.gap_us, gap_pct: pick.gap_pct,
+    over_fastest_us: c.slowest?.over_fastest_us ?? null, fastest_rank: c.slowest?.fastest_rank ?? null,
+  }
+}
+
+/** Keys of `group` that some rank has a value for, in order. */
+export function presentKeys<K extends string>(rows: RankRow[], keys: readonly K[], from: 'trace' | 'comm'): K[] {
+  return keys.filter((k) => rows.some((r) => {
+    const src = r[from] as Record<string, unknown> | null
+    return src !== null && typeof src[k] === 'number'
+  }))
+}
+
+export function valueOf(r: RankRow, key: string, from: 'trace' | 'comm'): number | null {
+  const src = r[from] as Record<string, unknown> | null
+  const v = src?.[key]
+  return typeof v === 'number' ? v : null
+}
+
+/**
+ * Heat map cells [stage index, rank index, value relative to the stage's mean across
+ * ranks (1 = the mean)], with the raw values for labels; stages without values are left out.
+ */
+export function heatCells(rows: RankRow[], keys: { key: string; from: 'trace' | 'comm' }[]): {
+  cells: [number, number, number][]
+  raw: Map<string, number>
+} {
+  const cells: [number, number, number][] = []
+  const raw = new Map<string, number>()
+  keys.forEach(({ key, from }, x) => {
+    const vals = rows.map((r) => valueOf(r, key, from))
+    const m = mean(vals.filter((v): v is number => v !== null))
+    vals.forEach((v, y) => {
+      if (v === null) return
+      raw.set(`${x},${y}`, v)
+      cells.push([x, y, m ? v / m : 1])
+    })
+  })
+  return { cells, raw }
+}
+
+/** Per rank: total waiting over all matched collectives, and the transfer time they share. */
+export function waitingByRank(c: Cluster): { rank: number; waiting_us: number; transfer_us: number }[] {
+  const out = new Map<number, { waiting_us: number; transfer_us: number }>()
+  for (const k of c.collectives) {
+    if (!k.waiting_us) continue
+    k.ranks.forEach((rank, i) => {
+      const e = out.get(rank) ?? { waiting_us: 0, transfer_us: 0 }
+      e.waiting_us += k.waiting_us![i]
+      e.transfer_us += k.transfer_us ?? 0
+      out.set(rank, e)
+    })
+  }
+  return [...out.entries()].sort((a, b) => a[0] - b[0]).map(([rank, e]) => ({ rank, ...e }))
+}

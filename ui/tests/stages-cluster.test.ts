@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import type { Cluster, ClusterRank, Communication, WorkerStages } from '@/api/stages'
+import { heatCells, presentKeys, rankRows, slowestRank, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
+import { collectiveRows, commShare, commStepSeries, linkBars, linkMatrix } from '@/components/stages/comm'
+
+function stages(rank: number, total: number): WorkerStages {
+  return {
+    worker: `rank${rank}`, rank, steps: 4, total_us: total, iteration_interval_us: total * 0.1, fp_and_bp_us: total * 0.8,
+    tail_us: total * 0.1, computation_us: null, communication_alone_us: null, stage_us: null, receive_alone_us: null,
+    collective_communication_alone_us: null,
+  }
+}
+function comm(rank: number, step: number): ClusterRank {
+  return {
+    rank, steps: 4, step_us: step, computation_us: null, overlapped_us: null, exposed_communication_us: null,
+    other_us: null, communication_us: step / 10, tool_wait_us: step / 2,
+  }
+}
+
+describe('cluster rows', () => {
+  const cluster: Cluster = {
+    run: 'r', workers: ['rank0', 'rank1', 'rank2'],
+    ranks: [comm(0, 100), comm(1, 100), comm(2, 400)],
+    slowest: { rank: 2, step_us: 400, over_others_us: 300, over_others_pct: 300, fastest_rank: 0, over_fastest_us: 300 },
+    collectives: [
+      { name: 'AllReduce', ranks: [0, 1, 2], calls: [3, 3, 3], matched_calls: 3, transfer_us: 10, waiting_us: [5, 0, 20] },
+      { name: 'Send', ranks: [0, 1, 2], calls: [1, 1, 2], matched_calls: 1, transfer_us: 2, waiting_us: [1, 1, 0] },
+      { name: 'Solo', ranks: [0], calls: [1], matched_calls: 0, transfer_us: null, waiting_us: null },
+    ],
+    stages: [stages(2, 90), stages(0, 100), stages(1, 110)],
+  }
+
+  it('joins communication and stages on the rank, with the gap to the mean step', () => {
+    const rows = rankRows(cluster)
+    expect(rows.map((r) => [r.rank, r.worker])).toEqual([[0, 'rank0'], [1, 'rank1'], [2, 'rank2']])
+    expect(rows.map((r) => r.gap_us)).toEqual([-100, -100, 200]) // mean 200
+    expect(rows[2].gap_pct).toBe(100)
+    const slow = slowestRank(cluster, rows)
+    expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 200, fastest_rank: 0 })
+  })
+
+  it('falls back to the step trace when there is no communication', () => {
+    const bare = { ...cluster, ranks: [], slowest: null, collectives: [] }
+    const rows = rankRows(bare)
+    expect(rows.map((r) => r.step_us)).toEqual([100, 110, 90])
+    expect(slowestRank(bare, rows)).toMatchObject({ rank: 1, gap_us: 10 })
+    expect(slowestRank({ ...bare, stages: [stages(0, 5)] }, rankRows({ ...bare, stages: [stages(0, 5)] }))).toBeNull()
+  })
+
+  it('keeps the stages some rank has, and relates each cell to its stage mean', () => {
+    const rows = rankRows(cluster)
+    expect(presentKeys(rows, TRACE_KEYS, 'trace')).toEqual([...TRACE_KEYS])
+    expect(presentKeys(rows, ['computation_us', 'communication_us'], 'comm')).toEqual(['communication_us'])
+    const { cells, raw } = heatCells(rows, [{ key: 'total_us', from: 'trace' }])
+    expect(cells.map((c) => c[2])).toEqual([100 / 100, 110 / 100, 90 / 100])
+    expect(raw.get('0,1')).toBe(110)
+  })
+
+  it('sums each rank’s waiting over the matched collectives', () => {
+    expect(waitingByRank(cluster)).toEqual([
+      { rank: 0, waiting_us: 6, transfer_us: 12 }, { rank: 1, waiting_us: 1, transfer_us: 12 },
+      { rank: 2, waiting_us: 20, transfer_us: 12 },
+    ])
+  })
+})
+
+describe('communication', () => {
+  const kernels: Communication = {
+    source: 'kernels', rank: 0,
+    steps: [{ step: '1', step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40 }],
+    collectives: [{ name: 'AllReduce', calls: 4, total_us: 2000, bytes: 4e6, tool_wait_us: null, durations_us: [100, 900, 500, 500] }],
+    links: [
+      { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1 },
+      { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1 },
+    ],
+    average: { step_us: 100, communication_us: 40 },
+  }
+
+  it('splits kernel traces four ways and hccl_raw steps into communication and wait', () => {
+    const s = commStepSeries(kernels)
+    expect(s.stacked).toBe(true)
+    expect(s.series.map((x) => x.key)).toEqual(['computation_us', 'overlapped_us', 'exposed_communication_us', 'other_us'])
+    const hccl = commStepSeries({
+      ...kernels, source: 'hccl_raw',
+      steps: [{ step: '1', step_us: null, computation_us: null, overlapped_us: null, exposed_communication_us: null, other_us: null, communication_us: 3, tool_wait_us: 9 }],
+    })
+    expect(hccl.stacked).toBe(false)
+    expect(hccl.series.map((x) => [x.key, x.values])).toEqual([['communication_us', [3]], ['tool_wait_us', [9]]])
+    expect(commShare(kernels)).toBe(0.4)
+  })
+
+  it('gives each collective its mean, max and bandwidth', () => {
+    const [r] = collectiveRows(kernels)
+    expect(r.mean_us).toBe(500)
+    expect(r.max_us).toBe(900)
+    expect(r.bandwidth_gbps).toBeCloseTo(4e6 / 2e-3 / 1e9) // 2 GB/s
+    expect(collectiveRows({ ...kernels, collectives: [{ ...kernels.collectives[0], bytes: null }] })[0].bandwidth_gbps).toBeNull()
+  })
+
+  it('draws one sender’s links as bars (log when they span > 20x), several as a matrix', () => {
+    expect(linkMatrix(kernels.links)).toBeNull()
+    const bars = linkBars(kernels.links)
+    expect(bars.log).toBe(true)
+    expect(bars.series).toEqual([{ transport: 'LOCAL', values: [400, null] }, { transport: 'HCCS', values: [null, 15] }])
+    const m = linkMatrix([...kernels.links, { link: '1-0', src: 1, dst: 0, transport: 'HCCS', bandwidth: 12, unit: 'GB/s', steps: 1 }])!
+    expect(m.ranks).toEqual([0, 1])
+    expect(m.cells).toContainEqual([0, 1, 12]) // dst 0, src 1
+    expect(m.max).toBe(400)
+    expect(m.transports.get('1-0')).toBe('HCCS')
+  })
+})
