@@ -288,6 +288,7 @@ def search_events(trace: Trace, text: str, limit: int = 100) -> dict[str, Any]:
         "version": RESPONSE_VERSION,
         "origin_ns": origin,
         "total": len(hits),
+        "kinds": KIND_NAMES,
         "events": events,
         "names": trace.strings.lookup(np.array(list(names), dtype=np.int64)),
     }

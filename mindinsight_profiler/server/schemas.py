@@ -327,3 +327,17 @@ class TablePage(Page):
 
     sums = fields.Dict(keys=fields.String(), values=fields.Float())
     by = fields.String()
+
+
+# Timeline: one event in full (the details panel).
+
+
+class EventQuery(Query):
+    index = fields.Integer(
+        required=True, validate=validate.Range(min=0, max=2**31 - 1),
+        metadata={"description": "the event's index (`index` in a window or search answer)"},
+    )  # fmt: skip
+
+
+class TimelineEvent(Where):
+    event = fields.Dict()

@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from mindinsight_profiler.analysis.timeline import search_events, timeline_window
+from mindinsight_profiler.analysis.timeline_event import event_depth, event_details
 from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.server import access, schemas
@@ -57,6 +58,20 @@ def timeline_search(run: str, p: dict[str, Any]) -> dict[str, Any]:
     target = access.resolve(run, p.get("worker"), p.get("span"))
     trace, _ = access.timeline(target)
     return {**target.where(), "window": search_events(trace, p["q"], limit)}
+
+
+@endpoint(bp, "/runs/<run>/timeline/event", schemas.EventQuery, schemas.TimelineEvent)
+def timeline_event(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """One event in full: arguments, enclosing ranges, launch chain and launched work."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    trace, index = access.timeline(target)
+    i = p["index"]
+    if i >= len(trace):
+        raise ApiError(404, "not_found", f"index: no event {i} (this worker has {len(trace)})",
+                       parameter="index")  # fmt: skip
+    origin = int(index["timeline_meta"]["origin_ns"][0])
+    depth = event_depth(index["timeline_events"], i)
+    return {**target.where(), "event": event_details(trace, i, origin, depth)}
 
 
 def _stream(path: Path) -> Iterator[bytes]:
