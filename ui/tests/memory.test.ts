@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { CurvePoints } from '@/api/memory'
 import { axisUnit, curveOption, debounce, mergeCurve, urlWindow, zoomToWindow } from '@/components/memory/memoryCurve'
-import { fromElSort, pageOffset, queryChanges, toElSort, type TableQuery } from '@/components/memory/tableQuery'
+import {
+  fromElSort, pageRequest, readTableState, tableQueryChanges, toElOrder, type TableDefaults,
+} from '@/components/tables/tableState'
 
 function curve(ts: number[], v: (t: number) => number | null = (t) => t * 10): CurvePoints {
   return { ts_ns: ts, allocated_bytes: ts.map(v), reserved_bytes: ts.map(() => null) }
@@ -100,23 +102,28 @@ describe('curveOption', () => {
   })
 })
 
-describe('table query in the URL', () => {
-  const d: TableQuery = { sort: 'bytes', order: 'desc', search: '', page: 1 }
+describe('two tables on one page keep their state under prefixes', () => {
+  const d: TableDefaults = { sort: 'bytes', size: 15, sortable: ['bytes', 'alloc_ns', 'duration_ns'] }
+  const start = readTableState({}, d, 'e')
+
+  it('reads only its own keys, with the page size of the memory tables', () => {
+    const q = { esort: 'alloc_ns', eorder: 'asc', epage: '3', osort: 'frees', sort: 'duration_ns' }
+    expect(readTableState(q, d, 'e')).toMatchObject({ sort: 'alloc_ns', order: 'asc', page: 3, size: 15 })
+    expect(readTableState(q, d, 'o')).toMatchObject({ sort: 'bytes', order: 'desc', page: 1, size: 15 })
+    expect(pageRequest(readTableState(q, d, 'e'))).toMatchObject({ offset: 30, limit: 15 })
+  })
 
   it('leaves defaults out and goes back to page 1 on any change but the page', () => {
-    expect(queryChanges('e', { sort: 'alloc_ns', order: 'asc' }, d))
-      .toEqual({ esort: 'alloc_ns', eorder: 'asc', epage: undefined })
-    expect(queryChanges('o', { search: '' }, d)).toEqual({ osearch: undefined, opage: undefined })
-    expect(queryChanges('e', { page: 3 }, d)).toEqual({ epage: '3' })
-    expect(queryChanges('e', { page: 1 }, d)).toEqual({ epage: undefined })
+    expect(tableQueryChanges({ sort: 'alloc_ns', order: 'asc' }, start, d, 'e'))
+      .toMatchObject({ esort: 'alloc_ns', eorder: 'asc', epage: undefined, esize: undefined })
+    expect(tableQueryChanges({ page: 3 }, start, d, 'e')).toMatchObject({ epage: '3', esort: undefined })
+    expect(Object.keys(tableQueryChanges({ search: 'x' }, start, d, 'o')).every((k) => k.startsWith('o'))).toBe(true)
   })
 
   it('maps Element Plus sort events both ways', () => {
     expect(fromElSort('duration_ns', 'ascending', d)).toEqual({ sort: 'duration_ns', order: 'asc' })
     expect(fromElSort('duration_ns', null, d)).toEqual({ sort: 'bytes', order: 'desc' })
-    expect(toElSort({ sort: 'alloc_ns', order: 'asc' })).toEqual({ prop: 'alloc_ns', order: 'ascending' })
-    expect(pageOffset(3, 15)).toBe(30)
-    expect(pageOffset(0, 15)).toBe(0)
+    expect(toElOrder('asc')).toBe('ascending')
   })
 })
 

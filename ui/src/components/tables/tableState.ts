@@ -23,6 +23,8 @@ export interface TableDefaults {
   order?: Order
   /** The columns the server sorts by; any other `sort` in a URL falls back to the default. */
   sortable: readonly string[]
+  /** Rows per page when the URL names none (default DEFAULT_SIZE). */
+  size?: number
 }
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const
@@ -48,17 +50,23 @@ function oneOf<T extends number>(values: readonly T[], n: number | undefined, fa
   return n !== undefined && (values as readonly number[]).includes(n) ? (n as T) : fallback
 }
 
-/** The state a URL query describes; anything missing or invalid is the default. */
-export function readTableState(query: LocationQuery, d: TableDefaults): TableState {
-  const sort = first(query, 'sort')
-  const order = first(query, 'order')
+/**
+ * The state a URL query describes; anything missing or invalid is the default. `prefix`
+ * tells apart several tables on one page (`esort`, `osort`, ...).
+ */
+export function readTableState(query: LocationQuery, d: TableDefaults, prefix = ''): TableState {
+  const get = (name: string) => first(query, prefix + name)
+  const sort = get('sort')
+  const order = get('order')
+  const size = d.size ?? DEFAULT_SIZE
+  const sizes: readonly number[] = [...PAGE_SIZES, size]
   return {
     sort: sort !== undefined && d.sortable.includes(sort) ? sort : d.sort,
     order: order === 'asc' || order === 'desc' ? order : (d.order ?? 'desc'),
-    page: positiveInt(first(query, 'page')) ?? 1,
-    size: oneOf(PAGE_SIZES, positiveInt(first(query, 'size')), DEFAULT_SIZE),
-    search: (first(query, 'search') ?? '').slice(0, MAX_SEARCH),
-    top: oneOf(TOP_NS, positiveInt(first(query, 'top')), DEFAULT_TOP),
+    page: positiveInt(get('page')) ?? 1,
+    size: oneOf(sizes, positiveInt(get('size')), size),
+    search: (get('search') ?? '').slice(0, MAX_SEARCH),
+    top: oneOf(TOP_NS, positiveInt(get('top')), DEFAULT_TOP),
   }
 }
 
@@ -70,19 +78,21 @@ export function tableQueryChanges(
   next: Partial<TableState>,
   current: TableState,
   d: TableDefaults,
+  prefix = '',
 ): Record<string, string | undefined> {
   const s = { ...current, ...next }
   s.search = s.search.trim().slice(0, MAX_SEARCH)
   const refilter = (['search', 'sort', 'order', 'size'] as const).some((k) => s[k] !== current[k])
   if (refilter && next.page === undefined) s.page = 1
-  return {
+  const changes: Record<string, string | undefined> = {
     sort: s.sort === d.sort ? undefined : s.sort,
     order: s.order === (d.order ?? 'desc') ? undefined : s.order,
     page: s.page === 1 ? undefined : String(s.page),
-    size: s.size === DEFAULT_SIZE ? undefined : String(s.size),
+    size: s.size === (d.size ?? DEFAULT_SIZE) ? undefined : String(s.size),
     search: s.search || undefined,
     top: s.top === DEFAULT_TOP ? undefined : String(s.top),
   }
+  return Object.fromEntries(Object.entries(changes).map(([k, v]) => [prefix + k, v]))
 }
 
 /** The query keys of a table (to clear them all when the table changes shape). */
@@ -109,7 +119,7 @@ export function lastPage(total: number, size: number): number {
   return Math.max(1, Math.ceil(total / size))
 }
 
-type ElOrder = 'ascending' | 'descending' | null
+export type ElOrder = 'ascending' | 'descending' | null
 
 export function toElOrder(order: Order): 'ascending' | 'descending' {
   return order === 'asc' ? 'ascending' : 'descending'

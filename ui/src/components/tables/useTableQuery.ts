@@ -14,14 +14,15 @@ export interface TableQuery {
   set: (next: Partial<TableState>, extra?: Record<string, string | undefined>) => void
 }
 
-export function useTableQuery(defaults: () => TableDefaults): TableQuery {
+/** `prefix` keeps apart the query keys of several tables on one page. */
+export function useTableQuery(defaults: () => TableDefaults, prefix = ''): TableQuery {
   const route = useRoute()
   const update = useQueryUpdate()
-  const state = computed(() => readTableState(route.query, defaults()))
+  const state = computed(() => readTableState(route.query, defaults(), prefix))
   return {
     state,
     set(next, extra = {}) {
-      update({ ...tableQueryChanges(next, state.value, defaults()), ...extra })
+      update({ ...tableQueryChanges(next, state.value, defaults(), prefix), ...extra })
     },
   }
 }
