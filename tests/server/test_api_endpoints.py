@@ -75,14 +75,6 @@ class Api:
         return body
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Api:
-    base = tmp_path_factory.mktemp("base").resolve()
-    for src, dst in RUNS.values():
-        shutil.copytree(shared(src), base / dst)
-    return Api(base, tmp_path_factory.mktemp("ws"))
-
-
 @pytest.mark.parametrize("key", list(RUNS))
 def test_report_sections_equal_the_cli(api: Api, key: str) -> None:
     for worker in WORKERS[key]:

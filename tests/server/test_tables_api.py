@@ -9,7 +9,6 @@ analysis functions on the cached trace, not against numbers copied from an answe
 from __future__ import annotations
 
 import math
-import shutil
 from typing import Any
 
 import pytest
@@ -20,16 +19,7 @@ from mindinsight_profiler.analysis.ops import op_tree
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.pipeline import load_timeline
 from mindinsight_profiler.store.cache import Workspace
-from tests.conftest import shared
 from tests.server.test_api_endpoints import RUNS, Api, _all_rows
-
-
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Api:
-    base = tmp_path_factory.mktemp("base").resolve()
-    for src, dst in RUNS.values():
-        shutil.copytree(shared(src), base / dst)
-    return Api(base, tmp_path_factory.mktemp("ws"))
 
 
 def _trace(api: Api, key: str) -> Any:
