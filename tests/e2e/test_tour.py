@@ -5,8 +5,11 @@ it; a screenshot of each is saved (build/e2e-screenshots/tour-<run>-<page>.png).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from tests.conftest import ROOT as ROOT_DIR
 from tests.e2e.browser import Tab
 from tests.e2e.conftest import Dashboard
 
@@ -40,4 +43,36 @@ def test_every_page_renders(dashboard: Dashboard, tab: Tab, run: str) -> None:
         assert content.count() > 0, (run, name, "nothing drawn")
         assert page.locator("[data-test=finding]").count() > 0, (run, name, "no advisor")
         tab.shot(f"tour-{run}-{name}")
+    tab.assert_clean()
+
+
+def english_phrases() -> set[str]:
+    """Every English UI text of two words or more, from the dashboard's message files."""
+    phrases = set()
+    for path in (ROOT_DIR / "ui" / "src" / "i18n" / "messages").glob("*.ts"):
+        text = path.read_text(encoding="utf-8")
+        en = text[text.index("const en") : text.index("const zh")]
+        for literal in re.findall(r"'((?:[^'\\]|\\.)*)'", en):
+            for part in re.split(r"\{[^}]*\}", literal):  # the fixed text between placeholders
+                part = part.strip(" .,:;()·/–-")
+                if len(part.split()) >= 2 and re.search(r"[a-z]{3}", part):
+                    phrases.add(part)
+    return phrases
+
+
+def test_every_page_speaks_chinese(dashboard: Dashboard, tab: Tab) -> None:
+    """The language switch leaves no English UI text on any page (data names aside)."""
+    page = tab.page
+    phrases = english_phrases()
+    assert len(phrases) > 200
+    page.goto(dashboard.run_url("ascend"))
+    page.locator("[data-test=lang-zh]").click()
+    for name in PAGES:
+        page.goto(dashboard.run_url("ascend", name))
+        page.locator(ROOT.format(page=name)).wait_for()
+        page.wait_for_function(SETTLED, timeout=30_000)
+        shown = page.locator("body").inner_text()
+        left = sorted(p for p in phrases if p in shown)
+        assert not left, (name, left)
+        tab.shot(f"tour-zh-ascend-{name}")
     tab.assert_clean()
