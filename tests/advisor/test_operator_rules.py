@@ -41,13 +41,16 @@ def test_no_operator_type_dominates_resnet50(advisor_ws: Path) -> None:
 
 def test_float64_model_fires_precision_rule(planted: Path, advisor_ws: Path) -> None:
     f = fires(advise_path(planted / "float64", advisor_ws), "float64_compute")
-    # model.double(): every matmul, attention and norm runs on float64.
-    assert f.facts["precision.float64_share"] > 0.9
+    # model.double(): every matmul, attention and norm runs on float64. The share is of
+    # measured time, so a loaded machine moves it (0.85 seen with both cores busy, > 0.9 idle).
+    assert f.facts["precision.float64_share"] > 0.75
     assert f.estimated_saving_us == pytest.approx(0.5 * f.facts["precision.float64_us"], rel=1e-3)
     assert f.severity == "high"
+    # the five operators with most float64 time: which matmul ranks where depends on timing
     names = {e.name for e in f.evidence}
-    assert {"aten::mm", "aten::addmm"} <= names
+    assert len(names) == 5 and names & {"aten::mm", "aten::addmm", "aten::bmm"}
     assert all(e.kind == "operator" and e.page == "operators" and e.value for e in f.evidence)
+    assert all(e.label.endswith("with float64 inputs") for e in f.evidence)
 
 
 def test_float32_model_has_no_float64_compute(planted: Path, advisor_ws: Path) -> None:

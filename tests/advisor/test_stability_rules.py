@@ -63,8 +63,11 @@ def test_sleep_in_every_step_is_untracked_time(planted: Path, advisor_ws: Path) 
     assert 20_000 <= f.facts["stability.untracked_us"] < 60_000  # sleep overshoots under load
     assert f.estimated_saving_us == pytest.approx(f.facts["stability.untracked_us"], rel=1e-3)
     gaps = [e for e in f.evidence if e.kind == "time_range"]
-    assert len(gaps) == 6 and {e.step for e in gaps} == {"2", "3", "4", "5", "6", "7"}
-    assert all(20_000 <= e.value < 60_000 and e.end_ns - e.start_ns >= 20_000_000 for e in gaps)
+    # the sleeps; a loaded machine can add a short scheduling gap of a few ms besides them
+    sleeps = [e for e in gaps if e.value >= 20_000]
+    assert len(sleeps) == 6 and {e.step for e in sleeps} == {"2", "3", "4", "5", "6", "7"}
+    assert all(e.value < 60_000 and e.end_ns - e.start_ns >= 20_000_000 for e in sleeps)
+    assert all(e.value < 20_000 for e in gaps if e not in sleeps)
 
 
 @pytest.mark.parametrize("data", [TRANSFORMER, "kineto/resnet50_num_workers_0"])
