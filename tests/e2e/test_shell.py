@@ -39,6 +39,7 @@ def test_overview_and_advisor_show_the_run(dashboard: Dashboard, tab: Tab, run: 
     overview = dashboard.server.get(f"/api/v1/runs/{dashboard.ids[run]}/overview")
     page.goto(dashboard.run_url(run))
     page.locator("[data-test=page-overview]").wait_for()
+    page.locator("[data-test=run-name]", has_text=run).wait_for()  # '…' until the run loads
     assert page.locator("[data-test=run-name]").inner_text() == run
     assert (
         page.locator("[data-test=avg-step]")
