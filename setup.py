@@ -60,9 +60,18 @@ setup(
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],
     extras_require={
-        "dev": ["pytest>=7", "ruff>=0.5", "mypy>=1.8", "jsonschema>=4", "playwright>=1.40"],
+        "dev": [
+            "pytest>=7",
+            "ruff>=0.5",
+            "mypy>=1.8",
+            "jsonschema>=4",
+            "playwright>=1.40",
+            "dask[distributed]>=2024.1",
+        ],
         "torch": ["torch>=2.0"],
         "mindspore": ["mindspore>=2.3"],
+        # many ranks on a Dask cluster: `mindinsight cluster/start --scheduler tcp://...`
+        "dask": ["dask[distributed]>=2024.1"],
     },
     entry_points={"console_scripts": ["mindinsight=mindinsight_profiler.cli.main:main"]},
     classifiers=[
