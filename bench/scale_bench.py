@@ -117,6 +117,8 @@ class PeakSampler(threading.Thread):
         cmd = _cmdline(pid)
         if "resource_tracker" in cmd:
             return "resource tracker"
+        if parent_role in ("pool worker", "dask worker", "read helper"):
+            return "read helper"  # a rank's decode helpers (formats/chunked.py)
         return "dask worker" if parent_role.startswith("dask") else "pool worker"
 
     def sample(self) -> None:

@@ -16,6 +16,11 @@ worker's own environment.
 
 A rank that fails (unreadable file, a crash, a worker process that died) is reported by
 its file; the other ranks' summaries still arrive (`RankFailures` carries both).
+
+The cores go to ranks, not to one rank's decoding: with more than one pool process, or on
+Dask, each rank is read by one process (`MINDINSIGHT_READ_PROCESSES=1`, unless set), so J
+processes do not each start their own decode helpers. Dask worker processes are daemons,
+which may not start children at all: there it is always one.
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ CONNECT_TIMEOUT_S = 20
 
 #: Called with (ranks done, ranks in total) after each rank finishes, failed ones included.
 RankProgress = Callable[[int, int], None]
+
+#: The reader's decode-helper count (formats/chunked.py).
+READ_PROCESSES_ENV = "MINDINSIGHT_READ_PROCESSES"
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,24 @@ def run_files(run: Run, span: str | None = None) -> list[TraceFile]:
     return files
 
 
-def summarise_file(path: str, fmt: str, worker: str, span: str, root: str) -> dict[str, Any]:
+def single_reader(shared: bool) -> None:
+    """In a worker process: read each input with one process where the cores are shared
+    (`shared`: other ranks run beside it) or where children are impossible (a daemon)."""
+    if multiprocessing.current_process().daemon:
+        os.environ[READ_PROCESSES_ENV] = "1"
+    elif shared:
+        os.environ.setdefault(READ_PROCESSES_ENV, "1")
+
+
+def on_worker(shared: bool, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn(*args)` in a pool process or on a Dask worker, after `single_reader`."""
+    single_reader(shared)
+    return fn(*args)
+
+
+def summarise_file(
+    path: str, fmt: str, worker: str, span: str, root: str, shared: bool = True
+) -> dict[str, Any]:
     """The task: analyse one input into the workspace at `root`, return its summary.
 
     Runs in a pool process or on a Dask worker. Errors come back as text naming the file
@@ -90,6 +115,7 @@ def summarise_file(path: str, fmt: str, worker: str, span: str, root: str) -> di
     """
     from mindinsight_profiler.pipeline import analyse_file
 
+    single_reader(shared)
     try:
         report, _ = analyse_file(Path(path), Workspace(root), None, fmt, worker)
         return {"summary": rank_summary(dict(report, worker=worker, span=span))}
@@ -161,11 +187,15 @@ def summarise_run(
     if jobs is not None and jobs < 1:
         raise InputError("--jobs", "must be at least 1")
     root = _workspace_root(workspace)
+    jobs = jobs or default_jobs(len(files))
+    shared = bool(scheduler) or jobs > 1
     results: dict[int, dict[str, Any]] = {}
     failures: dict[int, RankFailure] = {}
-    with _executor(jobs or default_jobs(len(files)), scheduler) as executor:
+    with _executor(jobs, scheduler) as executor:
         futures: dict[Future[dict[str, Any]], int] = {
-            executor.submit(summarise_file, str(f.path), f.format, f.worker, f.span, root): i
+            executor.submit(
+                summarise_file, str(f.path), f.format, f.worker, f.span, root, shared
+            ): i
             for i, f in enumerate(files)
         }
         for done, future in enumerate(as_completed(futures), 1):

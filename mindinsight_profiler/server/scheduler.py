@@ -30,6 +30,7 @@ from apscheduler.schedulers.background import BackgroundScheduler  # type: ignor
 from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
+from mindinsight_profiler.scale import on_worker
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
@@ -128,10 +129,10 @@ class Background:
                 return
         self.store.write(file, QUEUED, entry.key, progress=0.0)
         settings = self.services.settings
+        shared = bool(settings.scheduler) or settings.jobs > 1  # cores go to inputs, not helpers
+        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key)
         try:
-            future = self._executor().submit(
-                analyse_input, file, run, self.workspace.root, settings.rules_dirs, entry.key
-            )
+            future = self._executor().submit(on_worker, shared, analyse_input, *args)
         except (BrokenProcessPool, RuntimeError):
             self._drop_executor()  # replaced on the next submit; this input waits for next tick
             return

@@ -54,8 +54,12 @@ def _corrupt_copy(run: Run, dest: Path, victim: str) -> tuple[Run, Path]:
     return discover(dest)[0], bad
 
 
-def test_dask_pool_and_serial_agree(runs: dict[str, Run], tmp_path: Path) -> None:
+def test_dask_pool_and_serial_agree(
+    runs: dict[str, Run], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     distributed = pytest.importorskip("distributed")
+    # decode helpers wherever a reader may start them: Dask's daemon workers must not try
+    monkeypatch.setenv("MINDINSIGHT_READ_PROCESSES", "2")
     done: list[tuple[int, int]] = []
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None

@@ -61,8 +61,10 @@ def test_start_with_jobs_analyses_every_rank(tmp_path: Path) -> None:
     assert not group_alive(pid)
 
 
-def test_start_with_a_dask_scheduler(tmp_path: Path) -> None:
+def test_start_with_a_dask_scheduler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     distributed = pytest.importorskip("distributed")
+    # a reader on a Dask worker (a daemon process) must not try to start decode helpers
+    monkeypatch.setenv("MINDINSIGHT_READ_PROCESSES", "2")
     kineto_run(tmp_path / "base" / "ranks", RANKS)
     server = Server(tmp_path / "base", tmp_path / "ws")
     with distributed.LocalCluster(
