@@ -8,7 +8,8 @@ copies costs one compression. The run is analysed by `mindinsight cluster`:
 
 - `pool`: `--jobs J` (a local spawn process pool);
 - `dask`: `--scheduler ADDR`, against a `distributed.LocalCluster(n_workers=J,
-  threads_per_worker=1)` started in its own process by this script;
+  threads_per_worker=1)` started in its own process by this script (not timed);
+- `dask-notrim` (optional): the same with the workers' `MALLOC_TRIM_THRESHOLD_` unset;
 
 each into a fresh, empty workspace. Measured: wall time of the `mindinsight cluster`
 process, and the peak RSS of every process involved: the driver, each pool or Dask
@@ -91,6 +92,26 @@ def _status(pid: int) -> dict[str, int]:
     return out
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of `pid` so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def busy_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy (all cores; idle and iowait excluded)."""
+    with open("/proc/stat") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / TICK
+
+
 def _cmdline(pid: int) -> str:
     try:
         return (
@@ -109,6 +130,7 @@ class PeakSampler(threading.Thread):
         self.procs: dict[int, dict[str, Any]] = {}
         self.tree_peak_kib = 0
         self.loads: list[float] = []
+        self.first = True  # processes seen at the first sample existed before the run
         self._stop_event = threading.Event()
 
     def _role(self, pid: int, parent_role: str) -> str:
@@ -130,11 +152,19 @@ class PeakSampler(threading.Thread):
             status = _status(pid)
             if not status:
                 continue
-            proc = self.procs.setdefault(pid, {"pid": pid, "role": self._role(pid, role)})
+            if pid not in self.procs:
+                self.procs[pid] = {"pid": pid, "role": self._role(pid, role)}
+                if self.first:  # count only the CPU it spends from now on
+                    self.procs[pid]["cpu_before_s"] = _cpu_s(pid) or 0.0
+            proc = self.procs[pid]
             proc["peak_rss_mb"] = round(max(proc.get("peak_rss_mb", 0), status["VmHWM"] / 1024), 1)
+            cpu = _cpu_s(pid)
+            if cpu is not None:
+                proc["cpu_s"] = round(cpu - proc.get("cpu_before_s", 0.0), 2)
             total += status["VmRSS"]
             stack.extend((child, proc["role"]) for child in children.get(pid, []))
         self.tree_peak_kib = max(self.tree_peak_kib, total)
+        self.first = False
         self.loads.append(os.getloadavg()[0])
 
     def run(self) -> None:
@@ -152,11 +182,30 @@ def _env() -> dict[str, str]:
     return env
 
 
-def start_dask(workers: int) -> tuple[subprocess.Popen[str], str]:
-    """A LocalCluster (J single-threaded worker processes) in its own process; its address."""
+#: Dask config that keeps the nanny from setting MALLOC_TRIM_THRESHOLD_ in its workers.
+NO_TRIM_YAML = """distributed:
+  nanny:
+    pre-spawn-environ:
+      MALLOC_TRIM_THRESHOLD_: null
+"""
+
+
+def start_dask(workers: int, work: Path, trim: bool) -> tuple[subprocess.Popen[str], str]:
+    """A LocalCluster (J single-threaded worker processes) in its own process; its address.
+
+    `trim=False`: mode `dask-notrim`, Dask's default worker environment less
+    `MALLOC_TRIM_THRESHOLD_=65536` (set by the nanny: it returns freed memory to the OS
+    sooner, at a CPU cost, as it disables glibc's adaptive mmap threshold).
+    """
+    env = _env()
+    if not trim:
+        config = work / "dask-config"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "no-trim.yaml").write_text(NO_TRIM_YAML)
+        env["DASK_CONFIG"] = str(config)
     cmd = [sys.executable, __file__, "--serve-dask", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
-                            env=_env(), cwd=REPO_ROOT)  # fmt: skip
+                            env=env, cwd=REPO_ROOT)  # fmt: skip
     assert proc.stdout is not None
     address = proc.stdout.readline().strip()
     if not address.startswith("tcp://"):
@@ -179,12 +228,14 @@ def run_mode(mode: str, run: Path, work: Path, jobs: int) -> dict[str, Any]:
     """One `mindinsight cluster` of the run into an empty workspace, measured."""
     workspace = work / f"ws-{mode}"
     shutil.rmtree(workspace, ignore_errors=True)
-    cluster, address = start_dask(jobs) if mode == "dask" else (None, "")
+    dask = mode.startswith("dask")
+    cluster, address = start_dask(jobs, work, mode != "dask-notrim") if dask else (None, "")
     engine = ["--scheduler", address] if address else ["--jobs", str(jobs)]
     cmd = [sys.executable, "-m", "mindinsight_profiler", "cluster", str(run), *engine,
            "--workspace", str(workspace), "--format", "json", "--no-progress"]  # fmt: skip
     out_path = work / f"out-{mode}.json"
     load_before = os.getloadavg()[0]
+    busy_before = busy_cpu_s()
     with out_path.open("wb") as out:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=_env())
@@ -192,9 +243,11 @@ def run_mode(mode: str, run: Path, work: Path, jobs: int) -> dict[str, Any]:
         if cluster is not None:
             roots[cluster.pid] = "dask scheduler + nannies"
         sampler = PeakSampler(roots)
+        sampler.sample()
         sampler.start()
         _, status, _usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
+        busy = busy_cpu_s() - busy_before
         sampler.stop()
     assert proc.stderr is not None
     stderr = proc.stderr.read().decode(errors="replace")
@@ -213,6 +266,15 @@ def run_mode(mode: str, run: Path, work: Path, jobs: int) -> dict[str, Any]:
         "cache_entries": len(list(cache.glob("*/manifest.json"))) if cache.is_dir() else 0,
         "processes": sorted(sampler.procs.values(), key=lambda p: (p["role"], p["pid"])),
         "all_processes_peak_sum_mb": round(sampler.tree_peak_kib / 1024, 1),
+        # CPU seconds of every process of this run vs the whole machine's busy CPU seconds:
+        # the rest is what other work on the (shared) machine took meanwhile
+        "ours_cpu_s": round(sum(p.get("cpu_s", 0.0) for p in sampler.procs.values()), 1),
+        "machine_busy_cpu_s": round(busy, 1),
+        "others_cpu_share": round(
+            max(0.0, busy - sum(p.get("cpu_s", 0.0) for p in sampler.procs.values()))
+            / (wall * (os.cpu_count() or 1)),
+            3,
+        ),
         "load_1m_before": round(load_before, 2),
         "load_1m_mean_during": round(sum(sampler.loads) / max(len(sampler.loads), 1), 2),
         "load_1m_max_during": round(max(sampler.loads, default=0.0), 2),
@@ -239,7 +301,8 @@ def _print(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> None:
         )
         if sched:
             line += f"  scheduler+nannies {sched[0]} MB"
-        print(f"{line}  load {row['load_1m_before']} before, {row['load_1m_mean_during']} mean")
+        print(f"{line}  cpu {row['ours_cpu_s']} s; others took {row['others_cpu_share']:.0%} of "
+              f"the machine (load {row['load_1m_before']} before)")  # fmt: skip
 
 
 def main() -> int:
