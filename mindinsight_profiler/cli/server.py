@@ -11,6 +11,7 @@ stale and is removed with a message.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import signal
 import socket
@@ -117,6 +118,8 @@ def start(args: argparse.Namespace) -> int:
         raise InputError("--port/--workers/--reload-interval", "out of range")
     if args.jobs < 1:
         raise InputError("--jobs", "must be at least 1")
+    if args.scheduler and importlib.util.find_spec("distributed") is None:
+        raise InputError("--scheduler", "needs Dask: pip install 'mindinsight_profiler[dask]'")
     if not 0 <= args.threads <= 64:
         raise InputError("--threads", "must be between 0 (sync workers) and 64")
     workspace = Workspace(args.workspace).root.resolve()

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.server.settings import Settings
 from tests.integration.cli import run_cli
 from tests.integration.scale_runs import kineto_run
 from tests.server.service import Server, group_alive
@@ -43,6 +45,21 @@ def _check_served(server: Server) -> None:
     for key in ("workers", "ranks", "slowest", "collectives", "stages"):
         assert served[key] == cli[key], key
     assert [r["rank"] for r in served["ranks"]] == list(range(RANKS))
+
+
+def test_jobs_and_scheduler_settings(tmp_path: Path) -> None:
+    env = {"MINDINSIGHT_SUMMARY_BASE_DIR": str(tmp_path), "MINDINSIGHT_JOBS": "3",
+           "MINDINSIGHT_SCHEDULER": "tcp://head:8786"}  # fmt: skip
+    settings = Settings.from_env(env)
+    assert (settings.jobs, settings.scheduler) == (3, "tcp://head:8786")
+    assert Settings.from_env(settings.to_env()) == settings
+    defaults = Settings.from_env({"MINDINSIGHT_SUMMARY_BASE_DIR": str(tmp_path)})
+    assert (defaults.jobs, defaults.scheduler) == (1, None)  # one local process, as before
+    with pytest.raises(InputError, match="MINDINSIGHT_JOBS"):
+        Settings.from_env({**env, "MINDINSIGHT_JOBS": "0"})
+    bad = run_cli("start", "--summary-base-dir", tmp_path, "--jobs", "0",
+                  "--workspace", tmp_path / "ws")  # fmt: skip
+    assert bad.returncode == 2 and "--jobs" in bad.stderr
 
 
 def test_start_with_jobs_analyses_every_rank(tmp_path: Path) -> None:
