@@ -8,8 +8,9 @@ size plus the columns already built.
 
 A cut can never silently change the meaning: a boundary found inside a string or a nested
 object leaves an unterminated string or an unbalanced bracket in the left chunk, so its
-decode fails, and the caller then re-reads the document whole (when it is small enough) to
-either succeed or report the exact position of the real problem.
+decode fails at its very end; the caller then joins that chunk with the next ones (each
+piece carries the separator text that follows it, so the join is the exact original text)
+until they decode, in memory bounded by the largest event (see `chunked`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
+
+import msgspec
 
 from mindinsight_profiler.errors import InputError
 
@@ -36,6 +39,7 @@ _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 # After an event's closing brace: a comma, the next event's brace and its first key's quote.
 _AFTER_BRACE = re.compile(rb"\s*,\s*\{\s*\"")
 _GZIP_MAGIC = b"\x1f\x8b"
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 
 ProgressFn = Callable[[int, int], None]
 
@@ -44,9 +48,15 @@ ProgressFn = Callable[[int, int], None]
 class Piece:
     """One item of the stream: the document head, a chunk of events, or the tail."""
 
-    kind: str  # "head" | "events" | "tail"
+    #: "head", "events", "end" (the last events, the closing `]` and the tail: see
+    #: `split_end`), or "whole" (a document without an events array)
+    kind: str
     data: bytes
     offset: int  # offset of `data` in the decompressed document (for error messages)
+    #: The separator text between this chunk of events and the next (`data + gap + next.data`
+    #: is the original text), used to join chunks when a cut fell inside an event.
+    gap: bytes = b""
+    bare: bool = False  # "end" of a bare JSON array (no tail)
 
 
 class _CountingReader(io.RawIOBase):
@@ -128,7 +138,7 @@ def _last_boundary(buf: bytes) -> tuple[int, int] | None:
 
 
 def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes]:
-    """Split the final bytes into (last events, tail) at the `]` that closes the events."""
+    """Split the final bytes into (last events, tail) at the last `]` that a tail may follow."""
     pos = len(rest)
     for _ in range(64):
         k = rest.rfind(b"]", 0, pos)
@@ -136,20 +146,46 @@ def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes
             break
         tail = rest[k + 1 :]
         if bare_array and not tail.strip():
-            return rest[:k].strip(), b""
+            return rest[:k].rstrip(), b""
         stripped = tail.lstrip()
         if not bare_array and (stripped.startswith((b"}", b","))):
-            return rest[:k].strip(), tail
+            return rest[:k].rstrip(), tail
         pos = k
     raise InputError(path, "truncated JSON: the traceEvents array is not closed")
 
 
+def split_end(path: Path, text: bytes, bare_array: bool) -> tuple[bytes, bytes]:
+    """Split the document's last text (events, `]`, tail) at the `]` closing the events.
+
+    The decoder finds that bracket exactly, strings and nesting included: `[` + text is the
+    events array followed by the tail (`], "deviceProperties": [...]}` has brackets of its
+    own). When the events do not decode (the caller's decoder then says why), the last `]`
+    that a tail may follow is taken instead. The events keep their leading whitespace, so
+    their offset stays that of `text`.
+    """
+    try:
+        msgspec.json.decode(b"[" + text, type=list[msgspec.Raw])
+        close = len(text.rstrip()) - 1  # the text ends the array: a bare array's end
+    except msgspec.DecodeError as exc:
+        m = _TRAILING.search(str(exc))
+        if m is None:
+            return _split_tail(path, text, bare_array)
+        # The position is just past the first trailing character (text index N - 2).
+        close = text.rfind(b"]", 0, int(m.group(1)) - 1)
+    tail = text[close + 1 :]
+    if bare_array == bool(tail.strip()) or (not bare_array and tail.lstrip()[:1] not in b"},"):
+        return _split_tail(path, text, bare_array)
+    return text[:close].rstrip(), tail
+
+
 def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piece]:
-    """Yield the head, then chunks of whole events, then the tail of a trace document.
+    """Yield the head, then chunks of whole events, then the end of a trace document.
 
     The head is the document text before the events array (empty for a bare JSON array);
-    the tail the text after it. Raises InputError for empty files and documents with no
-    events array; chunk contents are validated by the decoder, not here.
+    the end holds the last events and the text after the array, to be cut by `split_end`
+    (where the events close is known for sure only once earlier cuts are known to be
+    right). Raises InputError for empty files and documents with no events array; chunk
+    contents are validated by the decoder, not here.
     """
     blocks = iter_blocks(path, progress)
     head = b""
@@ -190,22 +226,7 @@ def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piec
                 raise InputError(path, f"no event boundary in {MAX_EVENT_BYTES >> 20} MB")
             continue
         left, right = cut
-        yield Piece("events", pending[:left], offset)
+        yield Piece("events", pending[:left], offset, pending[left:right])
         offset += right
         pending = pending[right:]
-    last, tail = _split_tail(path, pending, bare_array)
-    if last:
-        yield Piece("events", last, offset)
-    yield Piece("tail", tail, offset + len(pending) - len(tail))
-
-
-def read_whole(path: Path, limit: int) -> bytes | None:
-    """The whole decompressed document, or None when it is larger than `limit` bytes."""
-    parts: list[bytes] = []
-    size = 0
-    for block in iter_blocks(path):
-        size += len(block)
-        if size > limit:
-            return None
-        parts.append(block)
-    return b"".join(parts)
+    yield Piece("end", pending, offset, bare=bare_array)
