@@ -4,7 +4,8 @@ Each batch is remapped to the trace's string and track tables as soon as it arri
 only its column pieces are kept, so a read never holds the decoded batches and the merged
 columns at once; the final concatenation goes one column at a time and frees that column's
 pieces as it goes. The peak of a read is therefore the model plus one column, whatever the
-size of the JSON text.
+size of the JSON text. (The pieces are small allocations that glibc would keep on its heap
+once freed, so the freed pages are handed back to the OS as the columns are built.)
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ import numpy as np
 from mindinsight_profiler.formats.kineto_decode import Batch
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import EVENT_COLUMNS, FLOW_COLUMNS, MEMORY_COLUMNS
+from mindinsight_profiler.store.heap import release_free_memory
 
 Columns = dict[str, np.ndarray]
+
+#: Freeing more than this many bytes of pieces hands the pages back to the OS at once.
+RELEASE_BYTES = 16 << 20
 
 #: Columns holding codes into a batch's local string table.
 STRING_COLUMNS = frozenset(
@@ -65,10 +70,14 @@ class ColumnMerger:
                 pieces = parts.pop(col, None)
                 if pieces:
                     cols[col] = np.concatenate(pieces).astype(dtype, copy=False)
+                    freed = sum(a.nbytes for a in pieces)
                     pieces.clear()
+                    if freed > RELEASE_BYTES:
+                        release_free_memory()
                 else:
                     cols[col] = np.full(n, fill, dtype=dtype)
             merged.append(cols)
+        release_free_memory()
         return merged[0], merged[1], merged[2]
 
     @property
