@@ -24,6 +24,7 @@ from mindinsight_profiler.analysis.steps import find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.store.heap import release_free_memory
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
 REPORT_VERSION = 9
@@ -135,9 +136,11 @@ def build_report(
     """
     steps = find_steps(trace)
     breakdown = step_breakdown(trace, steps)
+    release_free_memory()  # the temporaries of each stage, so that they do not add up
     tree = tree if tree is not None else op_tree(trace)
     ops = rows(operator_table(trace, tree))
     kernels = rows(kernel_table(trace, tree))
+    release_free_memory()
     durations = (steps.duration_ns / 1000.0).tolist()
     avg = breakdown.average_ns()
     step_trace = step_trace_section(trace, fp_point, bp_point)

@@ -23,6 +23,7 @@ from mindinsight_profiler.formats.kineto_merge import ColumnMerger
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.links import build_links
 from mindinsight_profiler.model.trace import Trace, Track
+from mindinsight_profiler.store.heap import release_free_memory
 
 _META_KEYS = {
     "schemaVersion": "source_schema_version",
@@ -139,4 +140,5 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
     tracks = _tracks(merger.tracks, merger.metadata, events)
     trace = Trace(events, memory, flows, merger.strings, tracks, meta)
     build_links(trace)
+    release_free_memory()
     return trace
