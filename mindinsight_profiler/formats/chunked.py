@@ -201,21 +201,27 @@ def _end(
     path: Path, piece: jsonstream.Piece, join: _Join | None, decode: DecodeFn
 ) -> tuple[Any, jsonstream.Piece]:
     """(batch of the last events or None, the tail piece) of the document's end."""
-    offset = piece.offset
-    text = piece.data
+    offset, text = piece.offset, piece.data
     if join is not None:
         join.add(jsonstream.Piece("events", piece.data, piece.offset))
         offset, text = join.offset, join.text()
     events, tail = jsonstream.split_end(path, text, piece.bare)
-    tail_piece = jsonstream.Piece("tail", tail, offset + len(text) - len(tail))
-    if not events.strip():
-        if join is not None:
-            raise ChunkError(join.error, join.offset)
-        return None, tail_piece
-    try:
-        return decode(_chunk_text(events)), tail_piece
-    except Exception as exc:
-        raise ChunkError(exc, offset) from None
+    batch = None
+    if events.strip():
+        try:
+            batch = decode(_chunk_text(events))
+        except Exception as exc:
+            exact = None if piece.bare else jsonstream.resplit_end(text, exc)
+            if exact is None:
+                raise ChunkError(exc, offset) from None
+            events, tail = exact
+            try:
+                batch = decode(_chunk_text(events)) if events.strip() else None
+            except Exception as again:
+                raise ChunkError(again, offset) from None
+    elif join is not None:
+        raise ChunkError(join.error, join.offset)
+    return batch, jsonstream.Piece("tail", tail, offset + len(text) - len(tail))
 
 
 def iter_decoded(

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import msgspec
-
 from mindinsight_profiler.errors import InputError
 
 BLOCK_BYTES = 8 << 20
@@ -48,8 +46,8 @@ ProgressFn = Callable[[int, int], None]
 class Piece:
     """One item of the stream: the document head, a chunk of events, or the tail."""
 
-    #: "head", "events", "end" (the last events, the closing `]` and the tail: see
-    #: `split_end`), or "whole" (a document without an events array)
+    #: "head", "events", "end" (the last events, the closing `]` and the tail, to be cut
+    #: with `split_end`), or "whole" (a document without an events array)
     kind: str
     data: bytes
     offset: int  # offset of `data` in the decompressed document (for error messages)
@@ -137,8 +135,12 @@ def _last_boundary(buf: bytes) -> tuple[int, int] | None:
         pos = i
 
 
-def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes]:
-    """Split the final bytes into (last events, tail) at the last `]` that a tail may follow."""
+def split_end(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes]:
+    """Split the document's last text into (last events, tail) at the last `]` a tail may
+    follow. A tail with brackets of its own (`], "deviceProperties": [{...}]}`) can make
+    this guess too late; decoding the events then stops at the true `]` ("trailing
+    characters"), and `resplit_end` cuts there instead. The events keep their leading
+    whitespace, so their offset stays that of `rest`."""
     pos = len(rest)
     for _ in range(64):
         k = rest.rfind(b"]", 0, pos)
@@ -154,28 +156,18 @@ def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes
     raise InputError(path, "truncated JSON: the traceEvents array is not closed")
 
 
-def split_end(path: Path, text: bytes, bare_array: bool) -> tuple[bytes, bytes]:
-    """Split the document's last text (events, `]`, tail) at the `]` closing the events.
-
-    The decoder finds that bracket exactly, strings and nesting included: `[` + text is the
-    events array followed by the tail (`], "deviceProperties": [...]}` has brackets of its
-    own). When the events do not decode (the caller's decoder then says why), the last `]`
-    that a tail may follow is taken instead. The events keep their leading whitespace, so
-    their offset stays that of `text`.
-    """
-    try:
-        msgspec.json.decode(b"[" + text, type=list[msgspec.Raw])
-        close = len(text.rstrip()) - 1  # the text ends the array: a bare array's end
-    except msgspec.DecodeError as exc:
-        m = _TRAILING.search(str(exc))
-        if m is None:
-            return _split_tail(path, text, bare_array)
-        # The position is just past the first trailing character (text index N - 2).
-        close = text.rfind(b"]", 0, int(m.group(1)) - 1)
-    tail = text[close + 1 :]
-    if bare_array == bool(tail.strip()) or (not bare_array and tail.lstrip()[:1] not in b"},"):
-        return _split_tail(path, text, bare_array)
-    return text[:close].rstrip(), tail
+def resplit_end(rest: bytes, error: Exception) -> tuple[bytes, bytes] | None:
+    """(events, tail) at the `]` where decoding `"[" + events + "]"` found the array closed
+    early, or None when `error` is not that (or the text after it is no tail)."""
+    m = _TRAILING.search(str(error))
+    if m is None:
+        return None
+    # The position is just past the first trailing character ("[" + events: index N - 2).
+    close = rest.rfind(b"]", 0, int(m.group(1)) - 1)
+    tail = rest[close + 1 :]
+    if close < 0 or tail.lstrip()[:1] not in (b"}", b","):
+        return None
+    return rest[:close].rstrip(), tail
 
 
 def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piece]:
@@ -183,9 +175,8 @@ def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piec
 
     The head is the document text before the events array (empty for a bare JSON array);
     the end holds the last events and the text after the array, to be cut by `split_end`
-    (where the events close is known for sure only once earlier cuts are known to be
-    right). Raises InputError for empty files and documents with no events array; chunk
-    contents are validated by the decoder, not here.
+    once earlier cuts are known to be right. Raises InputError for empty files and documents
+    with no events array; chunk contents are validated by the decoder, not here.
     """
     blocks = iter_blocks(path, progress)
     head = b""
