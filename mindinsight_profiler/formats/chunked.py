@@ -35,7 +35,7 @@ from mindinsight_profiler.formats import jsonstream
 PARALLEL_MIN_BYTES = 48 << 20
 #: Gzip-compressed traces expand roughly this much (used only to decide on parallelism).
 GZIP_EXPANSION_GUESS = 10
-#: Chunks joined to repair a cut inside an event never exceed this (no event is larger).
+#: Chunks joined to repair a cut never exceed this (no event, and no tail, is larger).
 MAX_JOIN_BYTES = jsonstream.MAX_EVENT_BYTES
 
 DecodeFn = Callable[[bytes], Any]
@@ -76,20 +76,24 @@ def _chunk_text(data: bytes) -> bytes:
     return b"[" + data + b"]"
 
 
-def may_be_cut(error: Exception, text_length: int) -> bool:
-    """Whether a decode error can come from a cut inside an event rather than bad input.
+def innocent_failure(error: Exception, text_length: int) -> str | None:
+    """How a chunk's decode failure can be the chunker's doing rather than the document's.
 
-    A chunk that ends inside an event is a prefix of valid JSON, so msgspec reads it to its
-    end and fails there: "truncated", or at the closing bracket we added. Anything else
-    (a type error, a bad character earlier) is in the document itself.
+    "cut": the chunk ends inside an event. Such a chunk is a prefix of valid JSON, so msgspec
+    reads it to its end and fails there ("truncated", or at the closing bracket we added).
+    "closed": the events array closed inside the chunk ("trailing characters"): the chunker
+    cut inside the document's tail (`"deviceProperties": [{...}, {...}]` after the events).
+    None: anything else (a type error, a bad character earlier) is in the document itself.
     """
     if type(error) is not msgspec.DecodeError:
-        return False
+        return None
     message = str(error)
     if "truncated" in message:
-        return True
+        return "cut"
+    if "trailing characters" in message:
+        return "closed"
     m = _BYTE_POSITION.search(message)
-    return m is not None and int(m.group(1)) >= text_length - 1
+    return "cut" if m is not None and int(m.group(1)) >= text_length - 1 else None
 
 
 def _helper(path: str, rank: int, size: int, decode: DecodeFn, conn: Connection) -> None:
@@ -155,46 +159,55 @@ def _context() -> Any:
 
 
 class _Join:
-    """Chunks joined after a decode failure that may be a cut inside an event."""
+    """Chunks joined after a decode failure that the chunker may have caused.
 
-    def __init__(self, piece: jsonstream.Piece, error: Exception) -> None:
+    After a cut inside an event, every join is tried until it decodes. After the events
+    closed inside a chunk, only the document's end can say where (see `_end`).
+    """
+
+    def __init__(self, piece: jsonstream.Piece, error: Exception, closed: bool) -> None:
         self.offset = piece.offset
         self.parts = [piece.data]
         self.size = len(piece.data)
         self.gap = piece.gap
         self.error = error
+        self.closed = closed
 
     def add(self, piece: jsonstream.Piece) -> None:
         self.parts += [self.gap, piece.data]
         self.size += len(self.gap) + len(piece.data)
         self.gap = piece.gap
+        if self.size > MAX_JOIN_BYTES:  # no event (and no tail) is that large
+            raise ChunkError(self.error, self.offset)
 
     def text(self) -> bytes:
         return b"".join(self.parts)
 
     def attempt(self, decode: DecodeFn) -> tuple[bool, Any]:
         """(True, batch) once the joined text decodes; raises when it cannot be a cut."""
+        if self.closed:
+            return False, None
         text = _chunk_text(self.text())
         try:
             return True, decode(text)
         except Exception as exc:
-            if not may_be_cut(exc, len(text)):
+            how = innocent_failure(exc, len(text))
+            if how is None:
                 raise ChunkError(exc, self.offset) from None
-            if self.size > MAX_JOIN_BYTES:
-                raise ChunkError(self.error, self.offset) from None
-            self.error = exc
+            self.error, self.closed = exc, how == "closed"
             return False, None
 
 
 def _decode_here(piece: jsonstream.Piece, decode: DecodeFn) -> tuple[Any, _Join | None]:
-    """(batch, None), or (None, a join to extend) when the chunk may end inside an event."""
+    """(batch, None), or (None, a join to extend) when the chunker may have caused a failure."""
     text = _chunk_text(piece.data)
     try:
         return decode(text), None
     except Exception as exc:
-        if not may_be_cut(exc, len(text)):
+        how = innocent_failure(exc, len(text))
+        if how is None:
             raise ChunkError(exc, piece.offset) from None
-        return None, _Join(piece, exc)
+        return None, _Join(piece, exc, how == "closed")
 
 
 def _end(
