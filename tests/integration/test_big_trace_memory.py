@@ -54,8 +54,7 @@ def _write(path: Path, pad: int) -> int:
             batch.append(
                 f'{{"ph": "X", "cat": "cpu_op", "name": "aten::op{i % 300}", "pid": 1, '
                 f'"tid": 1, "ts": {i * 10 + 1}, "dur": 8, '
-                f'"args": {{"External id": {i + 1}{junk}}}}}'
-                + (",\n" if i < EVENTS - 1 else "\n")
+                f'"args": {{"External id": {i + 1}{junk}}}}}' + (",\n" if i < EVENTS - 1 else "\n")
             )
             if len(batch) >= 2000 or i == EVENTS - 1:
                 data = "".join(batch).encode()
