@@ -16,6 +16,7 @@ from flask import Blueprint
 from mindinsight_profiler.advisor.model import SEVERITY_RANK
 from mindinsight_profiler.analysis.cluster import cluster_summary
 from mindinsight_profiler.analysis.cluster_stages import worker_stages
+from mindinsight_profiler.analysis.cluster_view import cluster_outliers, comm_matrix
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.fpbp_points import has_point_operator
 from mindinsight_profiler.analysis.minddata_steps import queue_steps
@@ -156,13 +157,18 @@ def modules(run: str, p: dict[str, Any]) -> dict[str, Any]:
 
 @endpoint(bp, "/runs/<run>/cluster", schemas.ClusterQuery, schemas.ClusterView)
 def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
-    """Cluster summary over every worker of the run: slowest rank, collective waiting."""
+    """Cluster summary over every worker of the run: slowest rank, collective waiting, stages
+    per rank, outlier ranks and the communication matrix."""
     entry, reports = access.run_reports(run, p.get("span"))
+    summary = cluster_summary(reports)
+    stages = worker_stages(reports)
     return {
         "run": entry.id,
         "workers": entry.run.workers,
-        **cluster_summary(reports),
-        "stages": worker_stages(reports),
+        **summary,
+        "stages": stages,
+        "outliers": cluster_outliers(summary["ranks"], stages),
+        "comm_matrix": comm_matrix(reports),
     }
 
 
