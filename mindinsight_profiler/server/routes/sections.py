@@ -25,6 +25,7 @@ from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.routes.common import endpoint
 
 bp = Blueprint("sections", __name__)
@@ -159,7 +160,10 @@ def modules(run: str, p: dict[str, Any]) -> dict[str, Any]:
 def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Cluster summary over every worker of the run: slowest rank, collective waiting, stages
     per rank, outlier ranks and the communication matrix."""
-    entry, reports = access.run_reports(run, p.get("span"))
+    return dict(access.run_view(run, p.get("span"), "cluster", _cluster_view))
+
+
+def _cluster_view(entry: RunEntry, reports: list[dict[str, Any]]) -> dict[str, Any]:
     summary = cluster_summary(reports)
     stages = worker_stages(reports)
     return {
