@@ -11,8 +11,34 @@ stages; this module is plain data so that discovery, the cache and the server ca
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+_URL = re.compile(r"^(?P<protocol>[A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def url_protocol(location: str | Path) -> str | None:
+    """The protocol of a URL (`s3`, `gs`, `file`, ...), or None for a plain path."""
+    m = _URL.match(location) if isinstance(location, str) else None
+    return m.group("protocol").lower() if m else None
+
+
+def parse_location(text: str | Path) -> Path | str:
+    """A command-line or settings location: a `Path`, or a URL kept as text.
+
+    `file://` URLs are local paths and become `Path`s here, so everything past this point
+    sees either a local path or a URL that needs fsspec.
+    """
+    protocol = url_protocol(text)
+    if protocol is None:
+        return Path(text)
+    if protocol in ("file", "local"):
+        parts = urlsplit(str(text))
+        host = "" if parts.netloc in ("", "localhost") else parts.netloc
+        return Path(unquote(host + parts.path))
+    return str(text).rstrip("/") if str(text).rstrip("/")[-3:] != "://" else str(text)
 
 
 @dataclass(frozen=True)
@@ -38,6 +64,8 @@ class RemoteInput:
     local: Path
     members: tuple[Member, ...]
     scopes: tuple[tuple[Path, bool], ...] = ()
+    #: The staging folder of the input's filesystem (`<workspace>/remote/<hash>`).
+    stage_dir: Path = Path()
 
     @property
     def size(self) -> int:
