@@ -152,17 +152,19 @@ def _list(url: str) -> tuple[Any, str, dict[str, dict[str, Any]], bool]:
 
 
 def check_location(url: str) -> None:
-    """Raise a one-line InputError unless the URL exists and is readable."""
+    """Raise a one-line InputError unless the URL is a readable prefix (a folder)."""
     fs, path = filesystem(url)
     try:
         fs.invalidate_cache()
-        fs.info(path)
+        info = fs.info(path)
     except FileNotFoundError:
         raise InputError(url, "not found (no such bucket, prefix or object)") from None
     except PermissionError as exc:
         raise InputError(url, f"access denied, check the credentials: {_one_line(exc)}") from None
     except Exception as exc:
         raise InputError(url, f"cannot read: {_one_line(exc)}") from None
+    if info.get("type") == "file":
+        raise InputError(url, "an object, not a prefix: give the folder of runs")
 
 
 def _member(fs: Any, stage: Path, name: str, info: dict[str, Any]) -> Member | None:

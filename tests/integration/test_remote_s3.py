@@ -192,17 +192,31 @@ def test_a_changed_object_is_staged_again_and_analysed_again(s3: S3, tmp_path: P
     assert rank0_csv.stat().st_mtime_ns == rank0_mtime  # the unchanged rank is not fetched again
 
 
-def test_errors_are_one_line_naming_the_url(s3: S3) -> None:
+def _one_line_error(done: subprocess.CompletedProcess[str], url: str, problem: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert done.stderr.startswith(f"mindinsight: error: {url}: ") and problem in done.stderr
+
+
+def test_errors_are_one_line_naming_the_url(s3: S3, tmp_path: Path) -> None:
     for url, problem in (
         ("s3://no-such-bucket/logs", "not found"),
         (s3.url("no/such/prefix"), "not found"),
         ("gs://bucket/logs", "needs the gcsfs package: pip install gcsfs"),
         ("nosuchprotocol://bucket/logs", "unknown protocol"),
     ):
-        done = run_cli("analyse", url, "--no-cache")
-        assert done.returncode == 2, done.stderr
-        assert done.stderr.strip().count("\n") == 0, done.stderr
-        assert done.stderr.startswith(f"mindinsight: error: {url}: ") and problem in done.stderr
+        _one_line_error(run_cli("analyse", url, "--no-cache"), url, problem)
+        _one_line_error(run_cli("advise", url, "--no-cache"), url, problem)
+    trace = next(p for p in s3.fs.find(f"{BUCKET}/logs/kineto") if p.endswith(".json.gz"))
+    for url, problem in (("s3://no-such-bucket/logs", "not found"),
+                         (f"s3://{trace}", "an object, not a prefix")):  # fmt: skip
+        started = run_cli("start", "--summary-base-dir", url, "--port", str(free_port()),
+                          "--workspace", tmp_path / "ws")  # fmt: skip
+        _one_line_error(started, url, problem)
+    bad = run_cli("analyse", s3.url("ms"), "--storage-options", "[1]")
+    assert (
+        bad.returncode == 2 and "MINDINSIGHT_STORAGE_OPTIONS: must be a JSON object" in bad.stderr
+    )
 
 
 def _served(server: Server) -> dict[str, Any]:
