@@ -38,7 +38,8 @@ def parse_location(text: str | Path) -> Path | str:
         parts = urlsplit(str(text))
         host = "" if parts.netloc in ("", "localhost") else parts.netloc
         return Path(unquote(host + parts.path))
-    return str(text).rstrip("/") if str(text).rstrip("/")[-3:] != "://" else str(text)
+    stripped = str(text).rstrip("/")  # `s3://bucket/runs/` is `s3://bucket/runs`
+    return str(text) if stripped.endswith(":") else stripped
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,20 @@ def test_a_trace_object_given_directly_brings_its_probe_file(tmp_path: Path) -> 
     assert sorted(p.name for p in file.path.parent.iterdir()) == [
         "w0.7.pt.trace.json", "w0.dataloader_probe.json"
     ]  # fmt: skip
+
+
+def test_locations_and_staging_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mindinsight_profiler.formats.sources import parse_location
+    from mindinsight_profiler.store.remote import OPTIONS_ENV, stage_dir
+
+    assert parse_location("s3://bucket/runs/") == "s3://bucket/runs"
+    assert parse_location("file:///tmp/a%20b/") == Path("/tmp/a b")
+    assert parse_location("runs/x") == Path("runs/x")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.setenv(OPTIONS_ENV, '{"endpoint_url": "http://127.0.0.1:9000", "key": "a"}')
+    first = stage_dir(tmp_path, "s3://bucket/runs")
+    monkeypatch.setenv(OPTIONS_ENV, '{"endpoint_url": "http://127.0.0.1:9000", "key": "b"}')
+    assert stage_dir(tmp_path, "s3://bucket/other") == first  # a rotated key re-uses it
+    monkeypatch.setenv(OPTIONS_ENV, '{"endpoint_url": "http://127.0.0.1:9001"}')
+    assert stage_dir(tmp_path, "s3://bucket/runs") != first  # another server: another folder
+    assert stage_dir(tmp_path, "gs://bucket/runs") != stage_dir(tmp_path, "s3://bucket/runs")
