@@ -70,13 +70,14 @@ _entries_lock = Lock()
 
 def _cache_entry(file: TraceFile) -> CacheEntry:
     ws = workspace()
-    key = (str(ws.root), str(file.path), _variant(file.format, file.worker))
+    ident = file.remote.identity() if file.remote is not None else str(file.path)
+    key = (str(ws.root), ident, _variant(file.format, file.worker))
     now = time.monotonic()
     with _entries_lock:
         hit = _entries.get(key)
     if hit is not None and now - hit[0] < FINGERPRINT_TTL_S:
         return hit[1]
-    entry = ws.entry(file.path, key[2])
+    entry = ws.entry(file.source, key[2])
     with _entries_lock:
         if len(_entries) > 4096:
             _entries.clear()
