@@ -4,11 +4,13 @@ cache entries and kept per process; a rewritten entry gives a new answer."""
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from typing import Any
 
 import pytest
 
 from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.server import access
 from mindinsight_profiler.server.routes import sections
 from mindinsight_profiler.store.cache import Workspace
 from tests.server.test_api_endpoints import Api
@@ -23,6 +25,7 @@ def test_cluster_is_built_once_per_entry_version(api: Api, monkeypatch: pytest.M
         return real(entry, reports)
 
     monkeypatch.setattr(sections, "_cluster_view", counting)
+    monkeypatch.setattr(access, "_run_views", OrderedDict())  # earlier tests asked already
     first = api.get("ascend", "cluster")
     assert api.get("ascend", "cluster") == first
     assert built == [2]
