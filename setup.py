@@ -36,6 +36,12 @@ class BuildWithRules(build_py):
                 self.copy_file(str(path), str(target / path.name))
 
 
+#: Summary dirs in object storage (s3://, and any fsspec URL whose package is installed);
+#: see docs/remote.md.
+REMOTE = ["fsspec>=2023.6", "s3fs>=2023.6"]
+#: The object-storage tests run against moto's S3 server.
+TEST_REMOTE = [*REMOTE, "moto[server]>=5.0"]
+
 setup(
     cmdclass={"build_py": BuildWithRules},
     name="mindinsight_profiler",
@@ -66,8 +72,11 @@ setup(
             "mypy>=1.8",
             "jsonschema>=4",
             "playwright>=1.40",
+            *TEST_REMOTE,
             "dask[distributed]>=2024.1",
         ],
+        "remote": REMOTE,
+        "remote-all": [*REMOTE, "gcsfs>=2023.6", "adlfs>=2023.4"],  # gs://, az:// (untested)
         "torch": ["torch>=2.0"],
         "mindspore": ["mindspore>=2.3"],
         # many ranks on a Dask cluster: `mindinsight cluster/start --scheduler tcp://...`

@@ -35,6 +35,9 @@ def _run_fingerprint(run: Run | None) -> str:
     """Cluster facts read the other ranks: their files' identity is part of the key."""
     h = hashlib.sha256()
     for f in run.files if run is not None else []:
+        if f.remote is not None:  # its listing: no request to the server
+            h.update(f"{f.remote.identity()}\n".encode())
+            continue
         try:
             st = f.path.stat()
         except OSError:
@@ -68,7 +71,7 @@ def run_reports(run: Run, workspace: Workspace | None) -> list[dict[str, Any]]:
     summaries = []
     for worker in run.workers:
         file = run.select(worker)
-        report, _ = analyse_file(file.path, workspace, None, file.format, file.worker)
+        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker)
         summaries.append(rank_summary(dict(report, worker=file.worker, span=file.span)))
     return summaries
 
@@ -80,11 +83,11 @@ def advise_file(
     rules_dirs: Sequence[str | Path] = (),
 ) -> Advice:
     """The advice of one worker (computed once per rules version, then read back)."""
-    report, _ = analyse_file(file.path, workspace, None, file.format, file.worker)
+    report, _ = analyse_file(file.source, workspace, None, file.format, file.worker)
     report = dict(report, worker=file.worker, span=file.span)
     stored = None
     if workspace is not None:
-        entry = workspace.entry(file.path, _variant(file.format, file.worker))
+        entry = workspace.entry(file.source, _variant(file.format, file.worker))
         stored = entry.dir / _stored_name(rules_dirs, run)
         try:
             return msgspec.json.decode(stored.read_bytes(), type=Advice)
@@ -94,7 +97,7 @@ def advise_file(
             log.warning("recomputing advice: %s: %s", stored, exc)
 
     def trace() -> Trace | None:
-        return load_trace(file.path, workspace, None, file.format, file.worker)
+        return load_trace(file.source, workspace, None, file.format, file.worker)
 
     def others() -> list[dict[str, Any]]:
         return run_reports(run, workspace) if run is not None else [report]

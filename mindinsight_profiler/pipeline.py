@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
@@ -19,9 +18,10 @@ from mindinsight_profiler.analysis.timeline_index import (
     has_timeline_index,
     timeline_index,
 )
-from mindinsight_profiler.errors import CacheError
+from mindinsight_profiler.errors import CacheError, InputError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.jsonstream import ProgressFn
+from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
@@ -36,8 +36,25 @@ def _variant(fmt: str, worker: str) -> str:
     return f"{base}|fp={points[0]}|bp={points[1]}" if any(points) else base
 
 
-def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
+def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) -> Trace:
+    """Read a local input, or stage a remote one and read that (errors name its URL)."""
+    if not isinstance(source, RemoteInput):
+        return read_trace(source, fmt, worker, progress)
+    from mindinsight_profiler.store.staging import stage
+
+    try:
+        return read_trace(stage(source, progress), fmt, worker, progress)
+    except InputError as exc:
+        raise InputError(source.url_of(exc.path), exc.problem) from None
+
+
+def _report(trace: Trace, source: Source, worker: str) -> dict[str, Any]:
     """The report, with the Profiler's DataLoader probe file of this worker when present."""
+    if isinstance(source, RemoteInput):  # staged with its probe file (current: no download)
+        from mindinsight_profiler.store.staging import stage
+
+        source = stage(source)
+    path = source
     probe_file = path.parent / f"{worker}.dataloader_probe.json"
     probe = None
     if path.is_file() and probe_file.is_file():
@@ -62,7 +79,7 @@ def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
 
 
 def analyse_file(
-    path: Path,
+    path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
     fmt: str = "kineto",
@@ -71,7 +88,7 @@ def analyse_file(
     """(report, served_from_cache) for one worker's input (a trace file or a folder)."""
 
     def read() -> Trace:
-        return read_trace(path, fmt, worker, progress)
+        return _read(path, fmt, worker, progress)
 
     if workspace is None:
         return _report(read(), path, worker), False
@@ -94,7 +111,7 @@ def analyse_file(
 
 
 def load_trace(
-    path: Path,
+    path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
     fmt: str = "kineto",
@@ -110,14 +127,14 @@ def load_trace(
         except CacheError as exc:
             log.warning("rebuilding cache: %s", exc)
             entry.discard()
-    trace = read_trace(path, fmt, worker, progress)
+    trace = _read(path, fmt, worker, progress)
     if workspace is not None:
         _save(workspace.entry(path, _variant(fmt, worker)), trace, _report(trace, path, worker))
     return trace
 
 
 def load_timeline(
-    path: Path,
+    path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
     fmt: str = "kineto",

@@ -10,9 +10,11 @@ never holds a full report, so its memory stays flat in the number of ranks.
 
 On Dask the workspace and the run's files must be reachable under the same absolute paths
 on every worker (a shared filesystem: NFS, Lustre, a mounted bucket): the tasks receive
-paths, not data, and the cache key includes the resolved input path. Workers need this
-package installed in the same version. `FP_POINT`/`BP_POINT` overrides are read from each
-worker's own environment.
+paths, not data, and the cache key includes the resolved input path. A run in object
+storage (`s3://...`) is staged by each worker into the shared workspace, with the
+credentials and `MINDINSIGHT_STORAGE_OPTIONS` of the worker's own environment. Workers need
+this package installed in the same version. `FP_POINT`/`BP_POINT` overrides are read from
+each worker's own environment.
 
 A rank that fails (unreadable file, a crash, a worker process that died) is reported by
 its file; the other ranks' summaries still arrive (`RankFailures` carries both).
@@ -38,6 +40,7 @@ from typing import Any
 from mindinsight_profiler.analysis.rank_summary import rank_summary
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
+from mindinsight_profiler.formats.sources import Source
 from mindinsight_profiler.store.cache import Workspace
 
 log = logging.getLogger(__name__)
@@ -105,8 +108,13 @@ def on_worker(shared: bool, fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
+def input_name(file: TraceFile) -> str:
+    """How a rank's input is named in errors: its URL when remote, else its path."""
+    return file.remote.url if file.remote is not None else str(file.path)
+
+
 def summarise_file(
-    path: str, fmt: str, worker: str, span: str, root: str, shared: bool = True
+    source: Source, fmt: str, worker: str, span: str, root: str, shared: bool = True
 ) -> dict[str, Any]:
     """The task: analyse one input into the workspace at `root`, return its summary.
 
@@ -117,13 +125,14 @@ def summarise_file(
 
     single_reader(shared)
     try:
-        report, _ = analyse_file(Path(path), Workspace(root), None, fmt, worker)
+        report, _ = analyse_file(source, Workspace(root), None, fmt, worker)
         return {"summary": rank_summary(dict(report, worker=worker, span=span))}
     except InputError as exc:
         return {"error": str(exc)}
     except Exception as exc:  # one rank's bug must not lose the others; the reason goes back
-        log.exception("analysis of %s crashed", path)
-        return {"error": f"{path}: internal error: {type(exc).__name__}: {exc}"}
+        name = source if isinstance(source, Path) else source.url
+        log.exception("analysis of %s crashed", name)
+        return {"error": f"{name}: internal error: {type(exc).__name__}: {exc}"}
 
 
 def default_jobs(ranks: int) -> int:
@@ -193,9 +202,7 @@ def summarise_run(
     failures: dict[int, RankFailure] = {}
     with _executor(jobs, scheduler) as executor:
         futures: dict[Future[dict[str, Any]], int] = {
-            executor.submit(
-                summarise_file, str(f.path), f.format, f.worker, f.span, root, shared
-            ): i
+            executor.submit(summarise_file, f.source, f.format, f.worker, f.span, root, shared): i
             for i, f in enumerate(files)
         }
         for done, future in enumerate(as_completed(futures), 1):
@@ -203,11 +210,12 @@ def summarise_run(
             try:
                 outcome = future.result()
             except Exception as exc:  # the process running it died (OOM killer, lost worker)
-                outcome = {"error": f"{f.path}: analysis process died: {type(exc).__name__}: {exc}"}
+                died = f"analysis process died: {type(exc).__name__}: {exc}"
+                outcome = {"error": f"{input_name(f)}: {died}"}
             if "summary" in outcome:
                 results[i] = outcome["summary"]
             else:
-                failures[i] = RankFailure(f.worker, f.span, str(f.path), outcome["error"])
+                failures[i] = RankFailure(f.worker, f.span, input_name(f), outcome["error"])
                 log.info("rank %s failed: %s", f.worker, outcome["error"])
             if progress is not None:
                 progress(done, len(files))

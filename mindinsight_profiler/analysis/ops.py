@@ -70,31 +70,34 @@ def accumulate_up(
     return total
 
 
-def _device_time_per_event(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
-    """For every event: device ns (and tensor-core kernel ns) of the work it launched."""
+def _device_time_per_event(trace: Trace, callers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each event of `callers` (sorted indices): device ns (and tensor-core kernel ns) of
+    the work it launched. Sized by the callers, not the trace: a large trace has millions."""
     ev = trace.events
-    n = len(ev["kind"])
     dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["caller"] >= 0))
-    dur = (ev["end_ns"] - ev["start_ns"])[dev]
-    callers = ev["caller"][dev]
-    device = np.bincount(callers, weights=dur, minlength=n).astype(np.int64)
+    pos = np.searchsorted(callers, ev["caller"][dev])
+    ok = pos < len(callers)
+    ok[ok] = callers[pos[ok]] == ev["caller"][dev[ok]]
+    dev, pos = dev[ok], pos[ok]
+    dur = ev["end_ns"][dev] - ev["start_ns"][dev]
+    device = np.bincount(pos, weights=dur, minlength=len(callers)).astype(np.int64)
     tc = trace.names_matching(is_tc_kernel)[dev] & (ev["kind"][dev] == Kind.KERNEL)
-    tc_ns = np.bincount(callers[tc], weights=dur[tc], minlength=n).astype(np.int64)
+    tc_ns = np.bincount(pos[tc], weights=dur[tc], minlength=len(callers)).astype(np.int64)
     return device, tc_ns
 
 
-def op_tree(trace: Trace) -> OpTree:
-    """Compute the per-node statistics of the operator tree (see module doc)."""
+def _merge_same_name(
+    trace: Trace, nodes: np.ndarray, local: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(merged, owner, effective parent, step) per node: a node that is the only child of a
+    same-named operator is merged into it (its owner). Helpers of `op_tree`, split so that
+    the temporaries of each die before the next starts (millions of nodes on big traces)."""
     ev = trace.events
-    nodes = np.flatnonzero(host_range_mask(trace))
     m = len(nodes)
-    local = np.full(len(ev["kind"]), -1, dtype=np.int64)
-    local[nodes] = np.arange(m)
     gparent = ev["parent"][nodes]
     parent = np.where(gparent >= 0, local[np.clip(gparent, 0, None)], -1)
     name = ev["name"][nodes]
     kind = ev["kind"][nodes]
-    dur = (ev["end_ns"] - ev["start_ns"])[nodes]
     step = trace.names_matching(is_step_name)[nodes]
 
     children = np.bincount(parent[parent >= 0], minlength=m)
@@ -103,16 +106,39 @@ def op_tree(trace: Trace) -> OpTree:
     merged = (parent >= 0) & mergeable & mergeable[pc] & (name == name[pc]) & (children[pc] == 1)
     owner = _root(np.where(merged, parent, np.arange(m)))
     eff_parent = np.where(merged | (parent < 0), -1, owner[pc])
+    return merged, owner, eff_parent, step
 
+
+def _launched(
+    trace: Trace, local: np.ndarray, owner: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(device self, tensor-core self, runtime-call time) ns per node, by its runtime calls."""
+    ev = trace.events
+    m = len(owner)
     # Runtime calls belong to the (owning) node of the operator that made them.
     rt = np.flatnonzero((ev["kind"] == Kind.RUNTIME) & (ev["caller"] >= 0))
     rt_node = local[ev["caller"][rt]]
     rt, rt_node = rt[rt_node >= 0], owner[rt_node[rt_node >= 0]]
-    dev_ns, tc_ns = _device_time_per_event(trace)
-    rt_dur = (ev["end_ns"] - ev["start_ns"])[rt]
-    device_self = np.bincount(rt_node, weights=dev_ns[rt], minlength=m).astype(np.int64)
-    tc_self = np.bincount(rt_node, weights=tc_ns[rt], minlength=m).astype(np.int64)
+    dev_ns, tc_ns = _device_time_per_event(trace, rt)
+    rt_dur = ev["end_ns"][rt] - ev["start_ns"][rt]
+    device_self = np.bincount(rt_node, weights=dev_ns, minlength=m).astype(np.int64)
+    tc_self = np.bincount(rt_node, weights=tc_ns, minlength=m).astype(np.int64)
     rt_time = np.bincount(rt_node, weights=rt_dur, minlength=m).astype(np.int64)
+    return device_self, tc_self, rt_time
+
+
+def op_tree(trace: Trace) -> OpTree:
+    """Compute the per-node statistics of the operator tree (see module doc)."""
+    ev = trace.events
+    nodes = np.flatnonzero(host_range_mask(trace))
+    m = len(nodes)
+    local = np.full(len(ev["kind"]), -1, dtype=np.int32 if m < 2**31 else np.int64)
+    local[nodes] = np.arange(m)
+    merged, owner, eff_parent, step = _merge_same_name(trace, nodes, local)
+    device_self, tc_self, rt_time = _launched(trace, local, owner)
+    del local, owner
+    kind = ev["kind"][nodes]
+    dur = ev["end_ns"][nodes] - ev["start_ns"][nodes]
 
     alive = ~merged
     child_time = np.bincount(
@@ -122,6 +148,7 @@ def op_tree(trace: Trace) -> OpTree:
     ).astype(np.int64)
     host_self = dur - child_time - rt_time
     tree_parent = np.where(alive, eff_parent, -1)
+    del child_time, rt_time, eff_parent
     device_total = accumulate_up(device_self, tree_parent)
     tc_total = accumulate_up(tc_self, tree_parent)
 

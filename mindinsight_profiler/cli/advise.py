@@ -15,7 +15,7 @@ import msgspec
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.formats.sources import parse_location
 
 #: Exit status when `--fail-on` matches a finding.
 EXIT_FINDINGS = 3
@@ -24,7 +24,10 @@ SEVERITIES = ("high", "medium", "low")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("advise", help="optimisation advice for one worker of a run")
-    p.add_argument("path", type=Path, help="a trace file, or a run folder")
+    p.add_argument(
+        "path", type=parse_location,
+        help="a trace file, or a run folder; or an s3://, gs://, az://, file:// URL",
+    )  # fmt: skip
     p.add_argument("--worker", help="worker to advise on (default: the first)")
     p.add_argument("--span", help="span (default: the worker's first)")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -115,15 +118,16 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.advice_pipeline import advise_file
     from mindinsight_profiler.store.cache import Workspace
+    from mindinsight_profiler.store.staging import discover_location
 
-    runs = discover(args.path)
+    workspace = None if args.no_cache else Workspace(args.workspace)
+    runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
     run_ = runs[0]
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, advising on {run_.name}", file=sys.stderr)
     file = run_.select(args.worker, args.span)
-    workspace = None if args.no_cache else Workspace(args.workspace)
     advice = advise_file(file, run_, workspace, args.rules_dir)
     advice.findings = [f for f in advice.findings if _at_least(f, args.min_severity)]
     if args.format == "json":

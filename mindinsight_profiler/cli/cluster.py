@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.formats.sources import parse_location
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "With --scheduler, the workspace and the run must be at the same paths on every "
         "Dask worker (a shared filesystem).",
     )
-    p.add_argument("path", type=Path, help="a run folder (or a folder of runs: the first)")
+    where = "a run folder (or a folder of runs: the first); or a URL (s3://...)"
+    p.add_argument("path", type=parse_location, help=where)
     p.add_argument("--jobs", type=int, help="local analysis processes (default: CPU count)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--span", help="span to analyse (default: each worker's first)")
@@ -98,8 +99,11 @@ def render_table(view: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.scale import RankFailures, summarise_run
+    from mindinsight_profiler.store.cache import Workspace
+    from mindinsight_profiler.store.staging import discover_location
 
-    runs = discover(args.path)
+    workspace = Workspace(args.workspace)
+    runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
     target = runs[0]
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(f"analysing {len(target.workers)} ranks") if show else None
     failed: list[dict[str, str]] = []
     try:
-        summaries = summarise_run(target, args.workspace, args.jobs, args.scheduler, args.span, bar)
+        summaries = summarise_run(target, workspace, args.jobs, args.scheduler, args.span, bar)
     except RankFailures as exc:
         summaries = exc.summaries
         failed = [f.to_json() for f in exc.failures]

@@ -13,6 +13,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
@@ -21,7 +22,10 @@ from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
 from mindinsight_profiler.cli.server import add_parsers as add_server_parsers
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.formats.sources import parse_location
+
+#: Help of a location argument (a path, or a URL of an fsspec filesystem).
+LOCATION_HELP = "; or a URL: s3://bucket/prefix, gs://, az://, file:// (see docs/remote.md)"
 
 #: Inputs at least this large get a progress bar (when stderr is a terminal, or --progress).
 PROGRESS_MIN_BYTES = 16 << 20
@@ -35,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     a = sub.add_parser("analyse", aliases=["analyze"], help="analyse one trace and print a report")
-    a.add_argument("path", type=Path, help="a trace file, or a run folder of trace files")
+    a.add_argument("path", type=parse_location,
+                   help="a trace file, or a run folder of trace files" + LOCATION_HELP)  # fmt: skip
     a.add_argument("--worker", help="worker to analyse (default: the first)")
     a.add_argument("--span", help="span to analyse (default: the worker's first)")
     a.add_argument("--top", type=int, default=None, help="rows of the operator and kernel tables")
@@ -55,14 +60,21 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     d = sub.add_parser("diff", help="compare two runs or workers: what got slower or faster")
-    d.add_argument("before", type=Path, help="trace file or run folder (the baseline)")
-    d.add_argument("after", type=Path, help="trace file or run folder (the new run)")
+    d.add_argument("before", type=parse_location, help="trace file or run folder (the baseline)")
+    d.add_argument("after", type=parse_location, help="trace file or run folder (the new run)")
     d.add_argument("--top", type=int, default=10, help="rows per table")
     d.add_argument("--format", choices=("table", "json"), default="table")
     d.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     add_advise_parser(sub)
     add_cluster_parser(sub)
     add_server_parsers(sub)
+    for command in (a, d, *(sub.choices[n] for n in ("advise", "start", "cluster"))):
+        command.add_argument(
+            "--storage-options", metavar="JSON",
+            help="keyword arguments of the fsspec filesystem of a URL, e.g. "
+                 "'{\"endpoint_url\": \"http://127.0.0.1:9000\"}' (default: "
+                 "$MINDINSIGHT_STORAGE_OPTIONS)",
+        )  # fmt: skip
     bar = a.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None)
     bar.add_argument("--no-progress", dest="progress", action="store_false")
@@ -74,10 +86,12 @@ def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.cli.render import render
     from mindinsight_profiler.pipeline import analyse_file
     from mindinsight_profiler.store.cache import Workspace
+    from mindinsight_profiler.store.staging import discover_location
 
     if args.top is not None and args.top < 0:
         raise InputError(args.path, "--top must be zero or more")
-    runs = discover(args.path)
+    workspace = None if args.no_cache else Workspace(args.workspace)
+    runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(
             args.path,
@@ -90,12 +104,14 @@ def _analyse(args: argparse.Namespace) -> int:
     file = run.select(args.worker, args.span)
     show = args.progress
     if show is None:
-        big = file.path.is_file() and file.path.stat().st_size >= PROGRESS_MIN_BYTES
-        show = sys.stderr.isatty() and big
+        if file.remote is not None:
+            size = file.remote.size
+        else:
+            size = file.path.stat().st_size if file.path.is_file() else 0
+        show = sys.stderr.isatty() and size >= PROGRESS_MIN_BYTES
     bar = ProgressBar(f"reading {file.path.name}") if show else None
-    workspace = None if args.no_cache else Workspace(args.workspace)
     try:
-        report, _cached = analyse_file(file.path, workspace, bar, file.format, file.worker)
+        report, _cached = analyse_file(file.source, workspace, bar, file.format, file.worker)
     finally:
         if bar:
             bar.close()
@@ -105,7 +121,7 @@ def _analyse(args: argparse.Namespace) -> int:
         from mindinsight_profiler.pipeline import load_trace
 
         # memory-mapped from the cache when present
-        trace = load_trace(file.path, workspace, None, file.format, file.worker)
+        trace = load_trace(file.source, workspace, None, file.format, file.worker)
         ops, kernels = grouped_tables(trace, args.group_by, args.kernel_group_by)
         report.update(operators=ops, kernels=kernels)
     if args.top is not None:
@@ -119,14 +135,15 @@ def _analyse(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_report(path: Path, workspace: object) -> dict:
+def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
     from mindinsight_profiler.pipeline import analyse_file
+    from mindinsight_profiler.store.staging import discover_location
 
-    runs = discover(path)
+    runs = discover_location(path, workspace)
     if not runs:
         raise InputError(path, "no profiler output found")
     file = runs[0].select()
-    return analyse_file(file.path, workspace, None, file.format, file.worker)[0]  # type: ignore[arg-type]
+    return analyse_file(file.source, workspace, None, file.format, file.worker)[0]
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -157,9 +174,19 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _storage_options(args: argparse.Namespace) -> None:
+    """`--storage-options` becomes the variable every process (server workers too) reads."""
+    from mindinsight_profiler.store.remote import OPTIONS_ENV, storage_options
+
+    if getattr(args, "storage_options", None):
+        os.environ[OPTIONS_ENV] = args.storage_options
+        storage_options()  # a bad value fails here, in one line
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        _storage_options(args)
         if args.command in ("analyse", "analyze"):
             return _analyse(args)
         if args.command == "diff":

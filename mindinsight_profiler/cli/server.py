@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import parse_location
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace
 
@@ -49,8 +50,9 @@ def add_parsers(sub: Any) -> None:
         "(e.g. MINDINSIGHT_SUMMARY_BASE_DIR, MINDINSIGHT_PORT).",
     )
     base = _env("SUMMARY_BASE_DIR", None)
-    s.add_argument("--summary-base-dir", type=Path, required=base is None, default=base,
-                   help="folder of runs")  # fmt: skip
+    s.add_argument("--summary-base-dir", type=parse_location, required=base is None,
+                   default=base, help="folder of runs, or a URL: s3://bucket/prefix, gs://, "
+                   "az://, file:// (see docs/remote.md)")  # fmt: skip
     s.add_argument("--port", type=int, default=_env("PORT", 8080))
     s.add_argument("--host", default=_env("HOST", "127.0.0.1"),
                    help="address to bind (default loopback)")  # fmt: skip
@@ -112,7 +114,11 @@ def _healthy(url: str) -> bool:
 
 def start(args: argparse.Namespace) -> int:
     base = args.summary_base_dir
-    if not base.is_dir():
+    if isinstance(base, str):  # a URL: reachable, with these credentials
+        from mindinsight_profiler.store.remote import check_location
+
+        check_location(base)
+    elif not base.is_dir():
         raise InputError(base, "summary base dir does not exist or is not a folder")
     if not 0 < args.port < 65536 or args.workers < 1 or args.reload_interval < 0:
         raise InputError("--port/--workers/--reload-interval", "out of range")
@@ -137,7 +143,7 @@ def start(args: argparse.Namespace) -> int:
               "readable by anyone who can reach this address (no authentication)",
               file=sys.stderr)  # fmt: skip
     settings = Settings(
-        summary_base_dir=base.resolve(), workspace=workspace,
+        summary_base_dir=base if isinstance(base, str) else base.resolve(), workspace=workspace,
         rules_dirs=tuple(p.resolve() for p in args.rules_dir), host=args.host, port=args.port,
         workers=args.workers, url_path_prefix=args.url_path_prefix,
         reload_interval=args.reload_interval, jobs=args.jobs, scheduler=args.scheduler or None,

@@ -1,11 +1,18 @@
-"""Decode a trace's event chunks on several cores.
+"""Decode a trace's event chunks on several cores, in order, in bounded memory.
 
 Decoding and column building are CPU-bound Python/C work and dominate reading a large trace.
 Each helper process streams the same file itself (decompressing is cheap next to decoding,
-and nothing large has to cross a pipe) and decodes every n-th chunk; the small column
-batches come back over a pipe and are merged in chunk order, so the result is identical to
-a single-process read. Any trouble in a helper (error, crash) makes the caller redo that
-work in-process, so parallelism can only change the speed, never the answer.
+and nothing large has to cross a pipe) and decodes every n-th chunk, sending each column
+batch as soon as it is built; the parent takes the batches in chunk order and hands them on
+one at a time, so neither side ever holds more than a few chunks and the caller can fold
+them into its columns as they come: memory follows the decoded model, not the JSON text.
+The result is identical to a single-process read. Any trouble in a helper (error, crash)
+makes the parent decode that chunk itself, so parallelism can only change the speed.
+
+A chunk boundary that fell inside an event (see `jsonstream`) makes that chunk fail at its
+very end; it is then joined with the following chunks, through the exact separator text,
+until the join decodes. An error anywhere else is the document's own: it is raised as a
+`ChunkError` that says where the chunk starts, so the caller can give its exact position.
 """
 
 from __future__ import annotations
@@ -13,11 +20,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from mindinsight_profiler.formats import jsonstream
 
@@ -25,8 +35,24 @@ from mindinsight_profiler.formats import jsonstream
 PARALLEL_MIN_BYTES = 48 << 20
 #: Gzip-compressed traces expand roughly this much (used only to decide on parallelism).
 GZIP_EXPANSION_GUESS = 10
+#: Chunks joined to repair a cut never exceed this (no event, and no tail, is larger).
+MAX_JOIN_BYTES = jsonstream.MAX_EVENT_BYTES
 
 DecodeFn = Callable[[bytes], Any]
+
+_BYTE_POSITION = re.compile(r"\(byte (\d+)\)\s*$")
+
+
+class ChunkError(Exception):
+    """`decode` failed on the chunk of events that starts at `offset` (decompressed bytes).
+
+    Positions in `error` count from the chunk's text, `"[" + events + "]"`.
+    """
+
+    def __init__(self, error: Exception, offset: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.offset = offset
 
 
 def process_count(path: Path) -> int:
@@ -46,39 +72,215 @@ def process_count(path: Path) -> int:
     return max(1, min(cores, 4))
 
 
-def _events(
-    path: Path, progress: jsonstream.ProgressFn | None = None
-) -> Iterator[jsonstream.Piece]:
-    yield from jsonstream.iter_pieces(path, progress)
+def _chunk_text(data: bytes) -> bytes:
+    return b"[" + data + b"]"
+
+
+def innocent_failure(error: Exception, text_length: int) -> str | None:
+    """How a chunk's decode failure can be the chunker's doing rather than the document's.
+
+    "cut": the chunk ends inside an event. Such a chunk is a prefix of valid JSON, so msgspec
+    reads it to its end and fails there ("truncated", or at the closing bracket we added).
+    "closed": the events array closed inside the chunk ("trailing characters"): the chunker
+    cut inside the document's tail (`"deviceProperties": [{...}, {...}]` after the events).
+    None: anything else (a type error, a bad character earlier) is in the document itself.
+    """
+    if type(error) is not msgspec.DecodeError:
+        return None
+    message = str(error)
+    if "truncated" in message:
+        return "cut"
+    if "trailing characters" in message:
+        return "closed"
+    m = _BYTE_POSITION.search(message)
+    return "cut" if m is not None and int(m.group(1)) >= text_length - 1 else None
 
 
 def _helper(path: str, rank: int, size: int, decode: DecodeFn, conn: Connection) -> None:
-    """Decode chunks rank, rank+size, ...; send the (index, batch) pairs at the end.
+    """Decode chunks rank, rank+size, ...; send each (index, ok, batch) as soon as it is done.
 
-    Sending as we go would block on the pipe while the parent is busy with its own share.
-    A chunk that fails is simply not sent: the parent redoes it and reports the error.
+    A chunk that fails is sent as not ok: the parent redoes it and reports or repairs it.
+    The parent closing its end (it finished or failed) ends the helper.
     """
-    done: list[tuple[int, Any]] = []
     try:
         index = 0
-        for piece in _events(Path(path)):
+        for piece in jsonstream.iter_pieces(Path(path)):
             if piece.kind != "events":
                 continue
             if index % size == rank:
-                done.append((index, decode(b"[" + piece.data + b"]")))
+                try:
+                    message = (index, True, decode(_chunk_text(piece.data)))
+                except Exception:
+                    message = (index, False, None)
+                conn.send(message)
             index += 1
-    except Exception:
+    except Exception:  # a stream error: the parent meets it in its own stream
         pass
     finally:
-        try:
-            conn.send(done)
-        finally:
-            conn.close()
+        conn.close()
+
+
+class _Helper:
+    """The parent's end of one helper process."""
+
+    def __init__(self, ctx: Any, path: Path, rank: int, size: int, decode: DecodeFn) -> None:
+        self.conn, send = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_helper, args=(str(path), rank, size, decode, send), daemon=True
+        )
+        self.proc.start()
+        send.close()
+        self.alive = True
+
+    def result(self, index: int) -> tuple[bool, Any]:
+        """(True, batch) of chunk `index`, or (False, None) when the parent must decode it."""
+        while self.alive:
+            try:
+                got, ok, batch = self.conn.recv()
+            except (EOFError, OSError):  # crashed or stopped early: the parent takes over
+                self.alive = False
+                break
+            if got == index:
+                return ok, batch
+            # Lower indices were joined into a repair and are no longer wanted.
+        return False, None
+
+    def stop(self) -> None:
+        self.conn.close()
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
 
 
 def _context() -> Any:
     # fork is instant but unsafe once the parent runs threads (a server); spawn then.
     return mp.get_context("fork" if threading.active_count() == 1 else "spawn")
+
+
+class _Join:
+    """Chunks joined after a decode failure that the chunker may have caused.
+
+    After a cut inside an event, every join is tried until it decodes. After the events
+    closed inside a chunk, only the document's end can say where (see `_end`).
+    """
+
+    def __init__(self, piece: jsonstream.Piece, error: Exception, closed: bool) -> None:
+        self.offset = piece.offset
+        self.parts = [piece.data]
+        self.size = len(piece.data)
+        self.gap = piece.gap
+        self.error = error
+        self.closed = closed
+
+    def add(self, piece: jsonstream.Piece) -> None:
+        self.parts += [self.gap, piece.data]
+        self.size += len(self.gap) + len(piece.data)
+        self.gap = piece.gap
+        if self.size > MAX_JOIN_BYTES:  # no event (and no tail) is that large
+            raise ChunkError(self.error, self.offset)
+
+    def text(self) -> bytes:
+        return b"".join(self.parts)
+
+    def attempt(self, decode: DecodeFn) -> tuple[bool, Any]:
+        """(True, batch) once the joined text decodes; raises when it cannot be a cut."""
+        if self.closed:
+            return False, None
+        text = _chunk_text(self.text())
+        try:
+            return True, decode(text)
+        except Exception as exc:
+            how = innocent_failure(exc, len(text))
+            if how is None:
+                raise ChunkError(exc, self.offset) from None
+            self.error, self.closed = exc, how == "closed"
+            return False, None
+
+
+def _decode_here(piece: jsonstream.Piece, decode: DecodeFn) -> tuple[Any, _Join | None]:
+    """(batch, None), or (None, a join to extend) when the chunker may have caused a failure."""
+    text = _chunk_text(piece.data)
+    try:
+        return decode(text), None
+    except Exception as exc:
+        how = innocent_failure(exc, len(text))
+        if how is None:
+            raise ChunkError(exc, piece.offset) from None
+        return None, _Join(piece, exc, how == "closed")
+
+
+def _end(
+    path: Path, piece: jsonstream.Piece, join: _Join | None, decode: DecodeFn
+) -> tuple[Any, jsonstream.Piece]:
+    """(batch of the last events or None, the tail piece) of the document's end."""
+    offset, text = piece.offset, piece.data
+    if join is not None:
+        join.add(jsonstream.Piece("events", piece.data, piece.offset))
+        offset, text = join.offset, join.text()
+    events, tail = jsonstream.split_end(path, text, piece.bare)
+    batch = None
+    if events.strip():
+        try:
+            batch = decode(_chunk_text(events))
+        except Exception as exc:
+            exact = None if piece.bare else jsonstream.resplit_end(text, exc)
+            if exact is None:
+                raise ChunkError(exc, offset) from None
+            events, tail = exact
+            try:
+                batch = decode(_chunk_text(events)) if events.strip() else None
+            except Exception as again:
+                raise ChunkError(again, offset) from None
+    elif join is not None:
+        raise ChunkError(join.error, join.offset)
+    return batch, jsonstream.Piece("tail", tail, offset + len(text) - len(tail))
+
+
+def iter_decoded(
+    path: Path,
+    decode: DecodeFn,
+    on_piece: Callable[[jsonstream.Piece], None],
+    progress: jsonstream.ProgressFn | None = None,
+    processes: int | None = None,
+) -> Generator[Any, None, None]:
+    """Decoded batches of the event chunks, in order; head and tail pieces go to `on_piece`.
+
+    Raises ChunkError for a chunk that cannot be decoded (wrapping the error of `decode`, as
+    raised in this process: helpers never decide errors), or errors of the stream itself.
+    """
+    size = processes or process_count(path)
+    ctx = _context() if size > 1 else None
+    helpers = [_Helper(ctx, path, rank, size, decode) for rank in range(1, size)]
+    join: _Join | None = None
+    try:
+        chunk = -1
+        for piece in jsonstream.iter_pieces(path, progress):
+            if piece.kind == "end":
+                batch, tail = _end(path, piece, join, decode)
+                if batch is not None:
+                    yield batch
+                on_piece(tail)
+                continue
+            if piece.kind != "events":
+                on_piece(piece)
+                continue
+            chunk += 1
+            if join is not None:
+                join.add(piece)
+                ok, batch = join.attempt(decode)
+            else:
+                owner = chunk % size
+                ok, batch = helpers[owner - 1].result(chunk) if owner else (False, None)
+                if not ok:
+                    batch, join = _decode_here(piece, decode)
+                    ok = join is None
+            if ok:
+                join = None
+                yield batch
+    finally:
+        for helper in helpers:
+            helper.stop()
 
 
 def decode_chunks(
@@ -88,54 +290,10 @@ def decode_chunks(
     progress: jsonstream.ProgressFn | None = None,
     processes: int | None = None,
 ) -> list[Any]:
-    """Decoded batches of all event chunks, in order; head and tail pieces go to `on_piece`.
-
-    Errors from `decode` propagate as raised in this process (helpers never decide them).
-    """
-    size = processes or process_count(path)
-    helpers: list[tuple[Any, Connection]] = []
-    if size > 1:
-        ctx = _context()
-        for rank in range(1, size):
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(
-                target=_helper, args=(str(path), rank, size, decode, send), daemon=True
-            )
-            proc.start()
-            send.close()
-            helpers.append((proc, recv))
-    results: dict[int, Any] = {}
-    index = 0
-    try:
-        for piece in _events(path, progress):
-            if piece.kind != "events":
-                on_piece(piece)
-                continue
-            if index % size == 0:
-                results[index] = decode(b"[" + piece.data + b"]")
-            index += 1
-        total = index
-        for _proc, conn in helpers:
-            with contextlib.suppress(EOFError, OSError):  # a crashed helper: redone below
-                results.update(conn.recv())
-    finally:
-        for proc, conn in helpers:
-            conn.close()
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-    missing = [i for i in range(total) if i not in results]
-    if missing:
-        _redo(path, decode, set(missing), results)
-    return [results[i] for i in range(total)]
-
-
-def _redo(path: Path, decode: DecodeFn, wanted: set[int], results: dict[int, Any]) -> None:
-    """Decode chunks a helper did not deliver, here (raising their errors, if any)."""
-    index = 0
-    for piece in _events(path):
-        if piece.kind != "events":
-            continue
-        if index in wanted:
-            results[index] = decode(b"[" + piece.data + b"]")
-        index += 1
+    """All decoded batches as a list (for formats whose batches are small); errors of
+    `decode` propagate as raised."""
+    with contextlib.closing(iter_decoded(path, decode, on_piece, progress, processes)) as it:
+        try:
+            return list(it)
+        except ChunkError as exc:
+            raise exc.error from None

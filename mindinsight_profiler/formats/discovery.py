@@ -11,10 +11,13 @@ A run is a folder holding profiler output of one or more workers:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import RemoteInput, Source
+from mindinsight_profiler.formats.tree import ROOT, LocalTree, Tree
 
 _TRACE_NAME = re.compile(r"^(?P<worker>.*?)(?:\.(?P<span>\d+))?\.pt\.trace\.json(?:\.gz)?$")
 _ANY_JSON = re.compile(r"^(?P<worker>.*?)\.json(?:\.gz)?$")
@@ -28,6 +31,13 @@ class TraceFile:
     span: str
     path: Path
     format: str = "kineto"  # kineto | ascend_pt | mindspore2 | mindspore_legacy
+    #: Set for an input in object storage: `path` is then where it is staged locally.
+    remote: RemoteInput | None = None
+
+    @property
+    def source(self) -> Source:
+        """What the pipeline reads: the local path, or the remote input (staged first)."""
+        return self.remote if self.remote is not None else self.path
 
 
 @dataclass
@@ -75,22 +85,31 @@ def discover(path: str | Path) -> list[Run]:
         parsed = parse_name(path.name, strict=False)
         worker, span = parsed if parsed else (path.name, "")
         return [Run(path.parent.name or path.name, path.parent, [TraceFile(worker, span, path)])]
-    if folder_format(path) is not None:  # a worker folder given directly
-        return [Run(path.name, path, _folder_files(path))]
-    entries = sorted(path.rglob("*"))
-    workers = [e for e in entries if folder_format(e) and not _inside_worker_folder(e, path)]
-    files = [f for f in entries if f.is_file() and not any(w in f.parents for w in workers)]
-    runs = _group_runs(path, files, strict=True)
+    return discover_tree(LocalTree(path), lambda rel: path / rel)
+
+
+def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Run]:
+    """Runs in a folder given as a tree (local, or a listing of object keys).
+
+    `place` turns a path relative to the tree's root into the path the runs carry (the
+    local folder, or where a remote input will be staged).
+    """
+    if _format(tree, ROOT) is not None:  # a worker folder given directly
+        return [Run(tree.name(ROOT), place(ROOT), _folder_files(tree, ROOT, place))]
+    entries = tree.entries()
+    workers = [e for e in entries if _format(tree, e) and not _inside_worker_folder(tree, e)]
+    files = [f for f in entries if tree.is_file(f) and not any(w in f.parents for w in workers)]
+    runs = _group_runs(tree, files, place, strict=True)
     # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies);
     # only where no profiler folder was found, so their JSON side files are not taken.
     if not runs and not workers:
-        runs = _group_runs(path, files, strict=False)
+        runs = _group_runs(tree, files, place, strict=False)
     by_path = {r.path: r for r in runs}
     for folder in workers:
         parent = folder.parent
-        rel = parent.relative_to(path)
-        run = by_path.setdefault(parent, Run(path.name if rel == Path(".") else str(rel), parent))
-        run.files.extend(_folder_files(folder))
+        name = tree.name(ROOT) if parent == ROOT else str(parent)
+        run = by_path.setdefault(place(parent), Run(name, place(parent)))
+        run.files.extend(_folder_files(tree, folder, place))
     return sorted(by_path.values(), key=lambda r: r.name)
 
 
@@ -99,49 +118,61 @@ _LEGACY_MARKERS = re.compile(
 )
 
 
-def _legacy_ranks(folder: Path) -> list[str]:
-    ranks = {m.group(2) for f in folder.iterdir() if (m := _LEGACY_MARKERS.match(f.name))}
+def _legacy_ranks(names: list[str]) -> list[str]:
+    ranks = {m.group(2) for name in names if (m := _LEGACY_MARKERS.match(name))}
     return sorted(ranks, key=int)
 
 
 def folder_format(folder: Path) -> str | None:
     """The format of a worker folder, or None if it is not one."""
-    if not folder.is_dir():
+    return _format(LocalTree(folder), ROOT)
+
+
+def _format(tree: Tree, rel: PurePosixPath) -> str | None:
+    """The format of the tree's folder `rel`, or None if it is not a worker folder."""
+    if not tree.is_dir(rel):
         return None
-    if folder.name == "ASCEND_PROFILER_OUTPUT" and folder.parent.name.endswith("_ascend_pt"):
+    name = tree.name(rel)
+    if name == "ASCEND_PROFILER_OUTPUT" and tree.parent_name(rel).endswith("_ascend_pt"):
         return "ascend_pt"  # the export folder inside a worker folder, given directly
-    if folder.name.endswith("_ascend_pt"):
+    if name.endswith("_ascend_pt"):
         return "ascend_pt"
-    if folder.name.endswith("_ascend_ms"):
+    if name.endswith("_ascend_ms"):
         return "mindspore2"
-    if _legacy_ranks(folder):
+    if _legacy_ranks(tree.names(rel)):
         return "mindspore_legacy"
     return None
 
 
-def _inside_worker_folder(folder: Path, root: Path) -> bool:
+def _inside_worker_folder(tree: Tree, folder: PurePosixPath) -> bool:
     """True for folders within another worker folder (they belong to that worker)."""
-    return any(folder_format(p) for p in folder.parents if root in p.parents)
+    return any(_format(tree, p) for p in folder.parents if p != ROOT)
 
 
-def _folder_files(folder: Path) -> list[TraceFile]:
-    fmt = folder_format(folder)
+def _folder_files(
+    tree: Tree, folder: PurePosixPath, place: Callable[[PurePosixPath], Path]
+) -> list[TraceFile]:
+    fmt = _format(tree, folder)
     if fmt == "mindspore_legacy":
-        return [TraceFile(f"rank{r}", "", folder, fmt) for r in _legacy_ranks(folder)]
-    if folder.name == "ASCEND_PROFILER_OUTPUT":
-        folder = folder.parent
-    worker = folder.name.rsplit("_ascend_", 1)[0]
-    return [TraceFile(worker, "", folder, fmt or "kineto")]
+        ranks = _legacy_ranks(tree.names(folder))
+        return [TraceFile(f"rank{r}", "", place(folder), fmt) for r in ranks]
+    path, name = place(folder), tree.name(folder)
+    if name == "ASCEND_PROFILER_OUTPUT":
+        path, name = path.parent, tree.parent_name(folder)
+    worker = name.rsplit("_ascend_", 1)[0]
+    return [TraceFile(worker, "", path, fmt or "kineto")]
 
 
-def _group_runs(root: Path, files: list[Path], strict: bool) -> list[Run]:
-    runs: dict[Path, Run] = {}
+def _group_runs(
+    tree: Tree, files: list[PurePosixPath], place: Callable[[PurePosixPath], Path], strict: bool
+) -> list[Run]:
+    runs: dict[PurePosixPath, Run] = {}
     for file in files:
         parsed = parse_name(file.name, strict)
         if parsed is None:
             continue
         folder = file.parent
-        rel = folder.relative_to(root)
-        run = runs.setdefault(folder, Run(root.name if rel == Path(".") else str(rel), folder))
-        run.files.append(TraceFile(parsed[0], parsed[1], file))
+        name = tree.name(ROOT) if folder == ROOT else str(folder)
+        run = runs.setdefault(folder, Run(name, place(folder)))
+        run.files.append(TraceFile(parsed[0], parsed[1], place(file)))
     return sorted(runs.values(), key=lambda r: r.name)

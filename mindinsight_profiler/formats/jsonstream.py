@@ -8,8 +8,9 @@ size plus the columns already built.
 
 A cut can never silently change the meaning: a boundary found inside a string or a nested
 object leaves an unterminated string or an unbalanced bracket in the left chunk, so its
-decode fails, and the caller then re-reads the document whole (when it is small enough) to
-either succeed or report the exact position of the real problem.
+decode fails at its very end; the caller then joins that chunk with the next ones (each
+piece carries the separator text that follows it, so the join is the exact original text)
+until they decode, in memory bounded by the largest event (see `chunked`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 # After an event's closing brace: a comma, the next event's brace and its first key's quote.
 _AFTER_BRACE = re.compile(rb"\s*,\s*\{\s*\"")
 _GZIP_MAGIC = b"\x1f\x8b"
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 
 ProgressFn = Callable[[int, int], None]
 
@@ -44,9 +46,15 @@ ProgressFn = Callable[[int, int], None]
 class Piece:
     """One item of the stream: the document head, a chunk of events, or the tail."""
 
-    kind: str  # "head" | "events" | "tail"
+    #: "head", "events", "end" (the last events, the closing `]` and the tail, to be cut
+    #: with `split_end`), or "whole" (a document without an events array)
+    kind: str
     data: bytes
     offset: int  # offset of `data` in the decompressed document (for error messages)
+    #: The separator text between this chunk of events and the next (`data + gap + next.data`
+    #: is the original text), used to join chunks when a cut fell inside an event.
+    gap: bytes = b""
+    bare: bool = False  # "end" of a bare JSON array (no tail)
 
 
 class _CountingReader(io.RawIOBase):
@@ -127,8 +135,12 @@ def _last_boundary(buf: bytes) -> tuple[int, int] | None:
         pos = i
 
 
-def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes]:
-    """Split the final bytes into (last events, tail) at the `]` that closes the events."""
+def split_end(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes]:
+    """Split the document's last text into (last events, tail) at the last `]` a tail may
+    follow. A tail with brackets of its own (`], "deviceProperties": [{...}]}`) can make
+    this guess too late; decoding the events then stops at the true `]` ("trailing
+    characters"), and `resplit_end` cuts there instead. The events keep their leading
+    whitespace, so their offset stays that of `rest`."""
     pos = len(rest)
     for _ in range(64):
         k = rest.rfind(b"]", 0, pos)
@@ -136,20 +148,35 @@ def _split_tail(path: Path, rest: bytes, bare_array: bool) -> tuple[bytes, bytes
             break
         tail = rest[k + 1 :]
         if bare_array and not tail.strip():
-            return rest[:k].strip(), b""
+            return rest[:k].rstrip(), b""
         stripped = tail.lstrip()
         if not bare_array and (stripped.startswith((b"}", b","))):
-            return rest[:k].strip(), tail
+            return rest[:k].rstrip(), tail
         pos = k
     raise InputError(path, "truncated JSON: the traceEvents array is not closed")
 
 
+def resplit_end(rest: bytes, error: Exception) -> tuple[bytes, bytes] | None:
+    """(events, tail) at the `]` where decoding `"[" + events + "]"` found the array closed
+    early, or None when `error` is not that (or the text after it is no tail)."""
+    m = _TRAILING.search(str(error))
+    if m is None:
+        return None
+    # The position is just past the first trailing character ("[" + events: index N - 2).
+    close = rest.rfind(b"]", 0, int(m.group(1)) - 1)
+    tail = rest[close + 1 :]
+    if close < 0 or tail.lstrip()[:1] not in (b"}", b","):
+        return None
+    return rest[:close].rstrip(), tail
+
+
 def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piece]:
-    """Yield the head, then chunks of whole events, then the tail of a trace document.
+    """Yield the head, then chunks of whole events, then the end of a trace document.
 
     The head is the document text before the events array (empty for a bare JSON array);
-    the tail the text after it. Raises InputError for empty files and documents with no
-    events array; chunk contents are validated by the decoder, not here.
+    the end holds the last events and the text after the array, to be cut by `split_end`
+    once earlier cuts are known to be right. Raises InputError for empty files and documents
+    with no events array; chunk contents are validated by the decoder, not here.
     """
     blocks = iter_blocks(path, progress)
     head = b""
@@ -190,22 +217,7 @@ def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piec
                 raise InputError(path, f"no event boundary in {MAX_EVENT_BYTES >> 20} MB")
             continue
         left, right = cut
-        yield Piece("events", pending[:left], offset)
+        yield Piece("events", pending[:left], offset, pending[left:right])
         offset += right
         pending = pending[right:]
-    last, tail = _split_tail(path, pending, bare_array)
-    if last:
-        yield Piece("events", last, offset)
-    yield Piece("tail", tail, offset + len(pending) - len(tail))
-
-
-def read_whole(path: Path, limit: int) -> bytes | None:
-    """The whole decompressed document, or None when it is larger than `limit` bytes."""
-    parts: list[bytes] = []
-    size = 0
-    for block in iter_blocks(path):
-        size += len(block)
-        if size > limit:
-            return None
-        parts.append(block)
-    return b"".join(parts)
+    yield Piece("end", pending, offset, bare=bare_array)

@@ -1,11 +1,14 @@
 """Reader for PyTorch/Kineto traces (`*.pt.trace.json[.gz]`, 2021 and 2.x schemas).
 
-Reads the document as a stream of event chunks (bounded memory), decodes each chunk into
-column batches, merges the batches into one `Trace`, and fills the derived links.
+Reads the document as a stream of event chunks, decodes each chunk into a column batch and
+folds it into the trace's columns at once (memory follows the model, not the JSON text),
+then fills the derived links.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,29 +17,14 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import jsonstream
-from mindinsight_profiler.formats.chunked import decode_chunks
-from mindinsight_profiler.formats.kineto_decode import (
-    DOCUMENT_DECODER,
-    EVENTS_DECODER,
-    Batch,
-    TimestampError,
-    build_batch,
-    decode_batch,
-)
+from mindinsight_profiler.formats.chunked import ChunkError, iter_decoded
+from mindinsight_profiler.formats.kineto_decode import TimestampError, decode_batch
+from mindinsight_profiler.formats.kineto_merge import ColumnMerger
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.links import build_links
-from mindinsight_profiler.model.strings import StringTable
-from mindinsight_profiler.model.trace import (
-    EVENT_COLUMNS,
-    FLOW_COLUMNS,
-    MEMORY_COLUMNS,
-    Trace,
-    Track,
-    empty_columns,
-)
+from mindinsight_profiler.model.trace import Trace, Track
+from mindinsight_profiler.store.heap import release_free_memory
 
-#: A document that fails chunked decoding is re-read whole, for an exact error, up to this size.
-WHOLE_DOCUMENT_LIMIT = 1 << 30
 _META_KEYS = {
     "schemaVersion": "source_schema_version",
     "deviceProperties": "device_properties",
@@ -58,103 +46,60 @@ def _decode_meta(path: Path, text: bytes) -> dict[str, Any]:
     return {_META_KEYS.get(str(k), str(k)): v for k, v in doc.items() if k != "traceEvents"}
 
 
-class _Meta(msgspec.Struct):
-    """Top-level keys of a trace document (decoding skips `traceEvents` without parsing it)."""
-
-    schemaVersion: Any = None
-    deviceProperties: Any = None
-    distributedInfo: Any = None
-    traceName: Any = None
-    baseTimeNanoseconds: Any = None
-    displayTimeUnit: Any = None
-    Framework: Any = None
+_VALIDATION_PATH = re.compile(r"`\$\[(\d+)\]")
+_BYTE_POSITION = re.compile(r"\(byte (\d+)\)")
 
 
-def _whole_meta(data: bytes) -> dict[str, Any]:
-    if data.lstrip()[:1] != b"{":
-        return {}
-    meta = msgspec.json.decode(data, type=_Meta)
-    return {_META_KEYS[f]: v for f in meta.__struct_fields__ if (v := getattr(meta, f)) is not None}
+def _document_error(path: Path, exc: ChunkError, events_before: int, bare: bool) -> InputError:
+    """The error of a chunk, with positions counted in the whole document, as if it had
+    been decoded whole (event index in `traceEvents`, byte offset of the decompressed text)."""
+    error = exc.error
+    if isinstance(error, TimestampError):
+        return InputError(path, error.problem)
+    if isinstance(error, OverflowError):
+        return InputError(path, f"a number does not fit 64 bits: {error}")
+    if isinstance(error, msgspec.ValidationError):
+        prefix = "$" if bare else "$.traceEvents"
+        text = _VALIDATION_PATH.sub(
+            lambda m: f"`{prefix}[{events_before + int(m.group(1))}]", str(error)
+        )
+        return InputError(path, f"not a valid Kineto trace: {text}")
+    if isinstance(error, msgspec.DecodeError):
+        # Chunk positions count from the "[" put before its events.
+        text = _BYTE_POSITION.sub(
+            lambda m: f"(byte {exc.offset + int(m.group(1)) - 1})", str(error)
+        )
+        return InputError(path, f"invalid JSON: {text}")
+    raise error
 
 
-def _whole_document(path: Path, first_error: Exception) -> tuple[Batch, dict[str, Any]]:
-    """Decode the document whole: either the chunked error was a false cut, or say exactly why."""
-    data = jsonstream.read_whole(path, WHOLE_DOCUMENT_LIMIT)
-    if data is None:
-        raise InputError(path, f"invalid trace: {first_error}")
-    try:
-        if data.lstrip()[:1] == b"[":  # the bare-array form of the Chrome trace format
-            events = EVENTS_DECODER.decode(data)
-        else:
-            events = DOCUMENT_DECODER.decode(data).traceEvents
-    except msgspec.ValidationError as exc:
-        raise InputError(path, f"not a valid Kineto trace: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc}") from None
-    return build_batch(events), _whole_meta(data)
-
-
-def _read_batches(
+def _read_columns(
     path: Path, progress: jsonstream.ProgressFn | None
-) -> tuple[list[Batch], dict[str, Any]]:
+) -> tuple[ColumnMerger, dict[str, Any]]:
+    """Stream the events through the typed decoder into merged columns, and the metadata."""
     meta: dict[str, Any] = {}
+    bare = [False]
 
     def on_piece(piece: jsonstream.Piece) -> None:
         if piece.kind == "whole":
             meta.update(_decode_meta(path, piece.data))
             raise InputError(path, "not a trace: no traceEvents array")
-        if piece.kind == "head" and piece.data:
-            meta.update(_decode_meta(path, piece.data + b'"traceEvents": []}'))
+        if piece.kind == "head":
+            bare[0] = not piece.data.strip()
+            if piece.data:
+                meta.update(_decode_meta(path, piece.data + b'"traceEvents": []}'))
         elif piece.kind == "tail" and piece.data:
             meta.update(_decode_meta(path, b'{"traceEvents": []' + piece.data))
 
-    try:
+    merger = ColumnMerger()
+    batches = iter_decoded(path, decode_batch, on_piece, progress)
+    with contextlib.closing(batches):
         try:
-            return decode_chunks(path, decode_batch, on_piece, progress), meta
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            batch, whole_meta = _whole_document(path, exc)
-            return [batch], {**meta, **whole_meta}
-    except TimestampError as exc:
-        raise InputError(path, exc.problem) from None
-    except OverflowError as exc:
-        raise InputError(path, f"a number does not fit 64 bits: {exc}") from None
-
-
-def _merge(batches: list[Batch]) -> tuple[dict, dict, dict, StringTable, list, list]:
-    """Concatenate batches, remapping their local string and track codes to global ones."""
-    strings = StringTable()
-    track_index: dict[tuple[str, str], int] = {}
-    tables: dict[str, dict[str, list[np.ndarray]]] = {"events": {}, "memory": {}, "flows": {}}
-    string_cols = {"name", "cat", "grid", "block", "input_dims", "input_types", "call_stack"}
-    metadata: list[tuple[str, str, str, str]] = []
-    for b in batches:
-        smap = np.append(strings.merge(b.strings), np.int32(-1))  # code -1 stays -1
-        tmap = np.array(
-            [track_index.setdefault(t, len(track_index)) for t in b.tracks] + [-1], np.int32
-        )
-        for table_name, table in (("events", b.events), ("memory", b.memory), ("flows", b.flows)):
-            out = tables[table_name]
-            for col, values in table.items():
-                if col in string_cols:
-                    values = smap[values]
-                elif col == "track":
-                    values = tmap[values]
-                out.setdefault(col, []).append(values)
-        metadata.extend(b.metadata)
-    merged = []
-    for table_name, spec in (
-        ("events", EVENT_COLUMNS),
-        ("memory", MEMORY_COLUMNS),
-        ("flows", FLOW_COLUMNS),
-    ):
-        parts = tables[table_name]
-        n = sum(len(a) for a in parts.get(next(iter(spec)), []))
-        cols = empty_columns(spec, n)
-        for col, arrays in parts.items():
-            cols[col] = np.concatenate(arrays).astype(spec[col][0], copy=False)
-        merged.append(cols)
-    tracks = list(track_index)
-    return merged[0], merged[1], merged[2], strings, tracks, metadata
+            for batch in batches:
+                merger.add(batch)
+        except ChunkError as exc:
+            raise _document_error(path, exc, merger.count, bare[0]) from None
+    return merger, meta
 
 
 def _tracks(
@@ -180,8 +125,8 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
         raise InputError(path, "no such file")
     if path.stat().st_size == 0:
         raise InputError(path, "the file is empty")
-    batches, meta = _read_batches(path, progress)
-    events, memory, flows, strings, keys, metadata = _merge(batches)
+    merger, meta = _read_columns(path, progress)
+    events, memory, flows = merger.columns()
     if len(events["start_ns"]) == 0 and len(memory["ts_ns"]) == 0:
         raise InputError(path, "the trace holds no events")
     meta.update(
@@ -189,9 +134,11 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
             "format": "kineto",
             "framework": "pytorch",
             "source": path.name,
-            "event_count": sum(b.count for b in batches),
+            "event_count": merger.count,
         }
     )
-    trace = Trace(events, memory, flows, strings, _tracks(keys, metadata, events), meta)
+    tracks = _tracks(merger.tracks, merger.metadata, events)
+    trace = Trace(events, memory, flows, merger.strings, tracks, meta)
     build_links(trace)
+    release_free_memory()
     return trace

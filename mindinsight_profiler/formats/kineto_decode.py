@@ -68,14 +68,7 @@ class _Event(msgspec.Struct, gc=False):
     args: _Args = _NO_ARGS
 
 
-class _Document(msgspec.Struct):
-    """Only used to re-decode a small document whole, for an exact error position."""
-
-    traceEvents: list[_Event]
-
-
 EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
-DOCUMENT_DECODER = msgspec.json.Decoder(_Document)
 
 
 class TimestampError(ValueError):

@@ -70,13 +70,14 @@ _entries_lock = Lock()
 
 def _cache_entry(file: TraceFile) -> CacheEntry:
     ws = workspace()
-    key = (str(ws.root), str(file.path), _variant(file.format, file.worker))
+    ident = file.remote.identity() if file.remote is not None else str(file.path)
+    key = (str(ws.root), ident, _variant(file.format, file.worker))
     now = time.monotonic()
     with _entries_lock:
         hit = _entries.get(key)
     if hit is not None and now - hit[0] < FINGERPRINT_TTL_S:
         return hit[1]
-    entry = ws.entry(file.path, key[2])
+    entry = ws.entry(file.source, key[2])
     with _entries_lock:
         if len(_entries) > 4096:
             _entries.clear()
@@ -229,3 +230,31 @@ def run_reports(run: str, span: str | None = None) -> tuple[RunEntry, list[dict[
     entry = services().registry.get(run)
     reports = [report(resolve(run, w, span)) for w in entry.run.workers]
     return entry, reports
+
+
+#: Answers computed from every worker of a run, per process, by the run's cache entries.
+_run_views: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+RUN_VIEWS_KEPT = 16
+
+
+def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
+    """`build(entry, reports)` once per version of the run's cache entries, then kept.
+
+    A view over every rank (the cluster page) would otherwise parse every rank's report on
+    each request, and a run of hundreds of ranks has more reports than the per-process
+    report cache holds. The key is each input's cache identity, so a re-analysed rank or a
+    new one (the registry's worker list) gives a new answer.
+    """
+    entry = services().registry.get(run)
+    targets = [resolve(run, w, span) for w in entry.run.workers]
+    key = (name, run, span or "", *(_identity(t) for t in targets))
+    with _reports_lock:
+        if key in _run_views:
+            _run_views.move_to_end(key)
+            return _run_views[key]
+    value = build(entry, [report(t) for t in targets])
+    with _reports_lock:
+        _run_views[key] = value
+        while len(_run_views) > RUN_VIEWS_KEPT:
+            _run_views.popitem(last=False)
+    return value

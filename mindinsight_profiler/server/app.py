@@ -39,7 +39,7 @@ class Services:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.registry = RunRegistry(settings.summary_base_dir)
+        self.registry = RunRegistry(settings.summary_base_dir, settings.workspace)
         self.states = StateStore(Workspace(settings.workspace).root)
 
 

@@ -73,10 +73,10 @@ def analyse_input(
     started = time.monotonic()
     try:
         report, _ = analyse_file(
-            file.path, workspace, _Progress(store, file, fingerprint), file.format, file.worker
+            file.source, workspace, _Progress(store, file, fingerprint), file.format, file.worker
         )
         advise_file(file, run, workspace, rules_dirs)
-        load_timeline(file.path, workspace, None, file.format, file.worker)
+        load_timeline(file.source, workspace, None, file.format, file.worker)
     except InputError as exc:
         log.warning("analysis failed: %s", exc)
         store.write(file, FAILED, fingerprint, error=str(exc))

@@ -113,7 +113,7 @@ class Background:
             if key in self._in_flight:
                 return
         try:
-            entry = self.workspace.entry(file.path, _variant(file))
+            entry = self.workspace.entry(file.source, _variant(file))
         except OSError as exc:  # vanished or unreadable between discovery and now
             self.store.write(file, FAILED, "", error=f"{file.path}: unreadable: {exc}")
             return

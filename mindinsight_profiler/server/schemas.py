@@ -247,9 +247,12 @@ class DataPipeline(Section):
 
 
 class ClusterView(Cluster):
-    """The cluster summary, and every worker's average step stages (joined on `rank`)."""
+    """The cluster summary, every worker's average step stages (joined on `rank`), the
+    outlier ranks and the communication matrix."""
 
     stages = fields.List(fields.Dict())
+    outliers = fields.List(fields.Dict())
+    comm_matrix = fields.Dict()
 
 
 # Memory in a time window (routes/memory.py). Times are relative to the trace's origin, as in

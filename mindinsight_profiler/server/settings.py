@@ -11,13 +11,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import parse_location
 
 ENV_PREFIX = "MINDINSIGHT_"
 
 
 @dataclass(frozen=True)
 class Settings:
-    summary_base_dir: Path
+    summary_base_dir: Path | str  # a folder, or an object-storage URL (`s3://bucket/prefix`)
     workspace: Path | None = None
     rules_dirs: tuple[Path, ...] = field(default_factory=tuple)
     host: str = "127.0.0.1"
@@ -60,7 +61,9 @@ class Settings:
 
 
 def _parse(name: str, raw: str) -> object:
-    if name in ("summary_base_dir", "workspace"):
+    if name == "summary_base_dir":
+        return parse_location(raw)
+    if name == "workspace":
         return Path(raw)
     if name == "rules_dirs":
         return tuple(Path(p) for p in raw.split(os.pathsep) if p)

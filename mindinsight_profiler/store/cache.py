@@ -27,6 +27,7 @@ import numpy as np
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.errors import CacheError
+from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
 from mindinsight_profiler.store.atomic import json_default
@@ -46,18 +47,22 @@ def _file_identity(h: Any, path: Path) -> None:
             h.update(f.read(_SAMPLE))
 
 
-def fingerprint(path: Path, variant: str = "") -> str:
+def fingerprint(path: Source, variant: str = "") -> str:
     """Identity of an input (a file, or a folder of files) and of what is read from it.
 
     Per file: path, size, mtime and its first and last MiB: cheap even for gigabyte traces,
     and any rewrite changes size, mtime or the content at the ends (a trace is one JSON
-    document, so appending changes its end). `variant` tells apart several workers read from
-    one folder (MindSpore legacy ranks).
+    document, so appending changes its end). A remote input's identity is its listing (URL,
+    size and ETag/mtime per object): no download to tell whether it changed. `variant` tells
+    apart several workers read from one folder (MindSpore legacy ranks).
     """
     h = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for f in files:
-        _file_identity(h, f)
+    if isinstance(path, RemoteInput):
+        h.update(path.identity().encode())
+    else:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for f in files:
+            _file_identity(h, f)
     h.update(f"|{variant}|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
 
@@ -228,7 +233,7 @@ class Workspace:
     def cache_root(self) -> Path:
         return self.root / "cache"
 
-    def entry(self, source: Path, variant: str = "") -> CacheEntry:
+    def entry(self, source: Source, variant: str = "") -> CacheEntry:
         return CacheEntry(self.cache_root, fingerprint(source, variant))
 
     @contextlib.contextmanager

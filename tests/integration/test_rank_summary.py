@@ -49,7 +49,7 @@ def _reports(path: Path, ws: Workspace) -> list[dict[str, Any]]:
     out = []
     for worker in run.workers:
         f = run.select(worker)
-        report, _ = analyse_file(f.path, ws, None, f.format, f.worker)
+        report, _ = analyse_file(f.source, ws, None, f.format, f.worker)
         out.append(dict(report, worker=f.worker, span=f.span))
     return out
 
@@ -80,7 +80,7 @@ def test_advice_equal_from_summaries(rel: str, ws: Workspace) -> None:
         f = run.select(report["worker"])
 
         def trace(f: Any = f) -> Any:
-            return load_trace(f.path, ws, None, f.format, f.worker)
+            return load_trace(f.source, ws, None, f.format, f.worker)
 
         from_reports = advise_report(report, trace, lambda: reports)
         from_summaries = advise_report(report, trace, lambda: summaries)

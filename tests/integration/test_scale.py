@@ -41,7 +41,7 @@ def _serial(run: Run) -> list[dict[str, Any]]:
     """The reference: one rank after another in this process, without any cache."""
     out = []
     for f in run_files(run):
-        report, _ = analyse_file(f.path, None, None, f.format, f.worker)
+        report, _ = analyse_file(f.source, None, None, f.format, f.worker)
         out.append(rank_summary(dict(report, worker=f.worker, span=f.span)))
     return out
 

@@ -18,6 +18,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from mindinsight_profiler.analysis.cluster import cluster_summary
+from mindinsight_profiler.analysis.cluster_view import cluster_outliers, comm_matrix
 from mindinsight_profiler.analysis.timeline import search_events, timeline_window
 from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
 from mindinsight_profiler.formats.discovery import discover
@@ -149,6 +150,8 @@ def test_cluster_diff_and_advice_equal_the_cli(api: Api) -> None:
     reports = [api.cli["ascend", w] for w in WORKERS["ascend"]]
     cluster = api.get("ascend", "cluster")
     assert {k: cluster[k] for k in ("ranks", "slowest", "collectives")} == cluster_summary(reports)
+    assert cluster["outliers"] == cluster_outliers(cluster["ranks"], cluster["stages"])
+    assert cluster["comm_matrix"] == comm_matrix(reports) and cluster["comm_matrix"]["transports"]
     assert cluster["workers"] == ["rank0", "rank1"]
     cli_diff = cli_json("diff", api.folder["kineto"], api.folder["ms"], "--format", "json",
                         "--top", "7", "--workspace", api.ws)  # fmt: skip

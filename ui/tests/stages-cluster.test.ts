@@ -28,6 +28,8 @@ describe('cluster rows', () => {
       { name: 'Solo', ranks: [0], calls: [1], matched_calls: 0, transfer_us: null, waiting_us: null },
     ],
     stages: [stages(2, 90), stages(0, 100), stages(1, 110)],
+    outliers: [],
+    comm_matrix: { devices: [], transports: [] },
   }
 
   it('joins communication and stages on the rank, with the gap to the mean step', () => {

@@ -16,6 +16,7 @@ from flask import Blueprint
 from mindinsight_profiler.advisor.model import SEVERITY_RANK
 from mindinsight_profiler.analysis.cluster import cluster_summary
 from mindinsight_profiler.analysis.cluster_stages import worker_stages
+from mindinsight_profiler.analysis.cluster_view import cluster_outliers, comm_matrix
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.fpbp_points import has_point_operator
 from mindinsight_profiler.analysis.minddata_steps import queue_steps
@@ -24,6 +25,7 @@ from mindinsight_profiler.analysis.step_trace_view import step_trace_section
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.routes.common import endpoint
 
 bp = Blueprint("sections", __name__)
@@ -156,13 +158,21 @@ def modules(run: str, p: dict[str, Any]) -> dict[str, Any]:
 
 @endpoint(bp, "/runs/<run>/cluster", schemas.ClusterQuery, schemas.ClusterView)
 def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
-    """Cluster summary over every worker of the run: slowest rank, collective waiting."""
-    entry, reports = access.run_reports(run, p.get("span"))
+    """Cluster summary over every worker of the run: slowest rank, collective waiting, stages
+    per rank, outlier ranks and the communication matrix."""
+    return dict(access.run_view(run, p.get("span"), "cluster", _cluster_view))
+
+
+def _cluster_view(entry: RunEntry, reports: list[dict[str, Any]]) -> dict[str, Any]:
+    summary = cluster_summary(reports)
+    stages = worker_stages(reports)
     return {
         "run": entry.id,
         "workers": entry.run.workers,
-        **cluster_summary(reports),
-        "stages": worker_stages(reports),
+        **summary,
+        "stages": stages,
+        "outliers": cluster_outliers(summary["ranks"], stages),
+        "comm_matrix": comm_matrix(reports),
     }
 
 

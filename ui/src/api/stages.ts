@@ -228,5 +228,31 @@ export interface Cluster {
   } | null
   collectives: ClusterCollective[]
   stages: WorkerStages[]
+  outliers: ClusterOutlier[]
+  comm_matrix: CommMatrix
+}
+
+/** A rank far from the median of one figure (median and MAD; see analysis/cluster_view.py). */
+export interface ClusterOutlier {
+  rank: number
+  key: string
+  value: number
+  median: number
+  /** Modified z-score; null when every other rank equals the median. */
+  z: number | null
+  over_median_pct: number | null
+}
+
+/** Link bandwidth between devices, sparse, per transport. */
+export interface CommMatrix {
+  devices: number[]
+  transports: {
+    transport: string
+    unit: string | null
+    src: number[]
+    dst: number[]
+    bandwidth: number[]
+    reported_by: number[][]
+  }[]
 }
 

@@ -29,10 +29,14 @@ function mean(values: number[]): number | null {
 }
 
 export function rankRows(c: Cluster): RankRow[] {
-  const ranks = new Set<number>([...c.ranks.map((r) => r.rank), ...c.stages.map((s) => s.rank)])
+  // maps, not find(): a run can have a thousand ranks
+  const comms = new Map(c.ranks.map((r) => [r.rank, r]))
+  const traces = new Map<number, WorkerStages>()
+  for (const s of c.stages) if (!traces.has(s.rank)) traces.set(s.rank, s)
+  const ranks = new Set<number>([...comms.keys(), ...traces.keys()])
   const rows = [...ranks].sort((a, b) => a - b).map((rank) => {
-    const comm = c.ranks.find((r) => r.rank === rank) ?? null
-    const trace = c.stages.find((s) => s.rank === rank) ?? null
+    const comm = comms.get(rank) ?? null
+    const trace = traces.get(rank) ?? null
     return {
       rank, worker: trace?.worker ?? null, step_us: comm?.step_us ?? trace?.total_us ?? null,
       gap_us: null as number | null, gap_pct: null as number | null, trace, comm,

@@ -1,0 +1,129 @@
+"""A trace larger than a laptop's memory budget: analyse, timeline index and advice on >= 5 GB.
+
+Makes (or reuses) the xN replication of the real ResNet-50 sample (x165 is 5.5 GB of JSON,
+12.5 M events, 183 MB gzipped; see make_inputs.py), then runs what the server does for a
+new run, each step in a fresh process on one workspace:
+
+1. `mindinsight analyse` (cold: parse, link, report, write the cache entry);
+2. the timeline index (`pipeline.load_timeline`: reopen the cache memory-mapped, build the
+   level-of-detail index, store it in the entry);
+3. `mindinsight advise` (every rule, on the cached report and memory-mapped trace).
+
+Wall time and peak RSS of the whole process tree (the reader's helper processes included)
+come from `measure.py`. Exit status 1 when a step fails or any step's tree peak exceeds
+`--limit-mb` (default 4096).
+
+    python bench/big_trace_bench.py [--factor 165] [--inputs DIR] [--limit-mb 4096]
+        [--json OUT] [--remove-input]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import make_inputs
+from measure import run_measured
+from run_bench import DEFAULT_INPUTS, REPO_ROOT, RESULTS_DIR, ours_env
+
+#: x151 is the first factor past 5 GB (5.03e9 bytes of JSON); x165 leaves a margin.
+DEFAULT_FACTOR = 165
+DEFAULT_LIMIT_MB = 4096
+
+_TIMELINE = (
+    "import sys; from pathlib import Path; "
+    "from mindinsight_profiler.pipeline import load_timeline; "
+    "from mindinsight_profiler.store.cache import Workspace; "
+    "trace, index = load_timeline(Path(sys.argv[1]), Workspace(Path(sys.argv[2]))); "
+    "print(len(trace), len(index['timeline_events']['event']))"
+)
+
+
+def steps(trace: Path, workspace: Path) -> dict[str, list[str]]:
+    py = sys.executable
+    return {
+        "analyse": [py, "-m", "mindinsight_profiler", "analyse", str(trace), "--format", "json",
+                    "--workspace", str(workspace)],
+        "timeline_index": [py, "-c", _TIMELINE, str(trace), str(workspace)],
+        "advise": [py, "-m", "mindinsight_profiler", "advise", str(trace), "--format", "json",
+                   "--workspace", str(workspace)],
+    }  # fmt: skip
+
+
+def run(factor: int, inputs: Path, limit_mb: float, timeout_s: float) -> dict[str, Any]:
+    manifest = make_inputs.make_all(inputs, [factor])[0]
+    trace = Path(manifest["path"])
+    workspace = Path(tempfile.mkdtemp(prefix="mi-big-trace-"))
+    out: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "limit_mb": limit_mb,
+        "input": {k: manifest[k] for k in ("factor", "path", "events", "raw_bytes", "gz_bytes")},
+        "steps": {},
+    }
+    try:
+        for name, command in steps(trace, workspace).items():
+            m = run_measured(command, cwd=REPO_ROOT, env=ours_env(), timeout_s=timeout_s)
+            out["steps"][name] = {
+                "ok": m.ok,
+                "wall_s": m.wall_s,
+                "peak_rss_mb": m.peak_rss_mb,
+                "tree_peak_rss_mb": m.tree_peak_rss_mb,
+                "processes": m.max_processes,
+                "load_avg_1m": m.load_avg_1m,
+                **({} if m.ok else {"error": m.stderr_tail[-500:]}),
+            }
+            print(
+                f"{name:<15} {m.wall_s:8.1f} s  peak {m.peak_rss_mb:7.0f} MB  "
+                f"tree {m.tree_peak_rss_mb:7.0f} MB ({m.max_processes} procs)  "
+                f"load {m.load_avg_1m:.2f}  {'ok' if m.ok else 'FAILED'}",
+                flush=True,
+            )
+        out["cache_bytes"] = sum(f.stat().st_size for f in workspace.rglob("*") if f.is_file())
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    peaks = [s["tree_peak_rss_mb"] for s in out["steps"].values()]
+    out["ok"] = all(s["ok"] for s in out["steps"].values()) and max(peaks) <= limit_mb
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--factor", type=int, default=DEFAULT_FACTOR, help="copies of the sample")
+    parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS, help="input folder")
+    parser.add_argument("--limit-mb", type=float, default=DEFAULT_LIMIT_MB)
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per step")
+    parser.add_argument("--json", type=Path, help="results file (default bench/results/...)")
+    parser.add_argument("--remove-input", action="store_true", help="delete the input after")
+    args = parser.parse_args()
+    if not make_inputs.source_trace().exists():
+        print(f"source trace not found: {make_inputs.source_trace()}", file=sys.stderr)
+        return 2
+    result = run(args.factor, args.inputs, args.limit_mb, args.timeout)
+    dest = (
+        args.json or RESULTS_DIR / f"big_trace-x{args.factor}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(result, indent=1) + "\n")
+    size = result["input"]["raw_bytes"]
+    worst = max(s["tree_peak_rss_mb"] for s in result["steps"].values())
+    print(
+        f"x{args.factor}: {size / 1e9:.2f} GB JSON, {result['input']['events']:,} events; "
+        f"highest tree peak {worst:.0f} MB (limit {args.limit_mb:.0f}): "
+        f"{'ok' if result['ok'] else 'FAILED'}; results in {dest}"
+    )
+    if args.remove_input:
+        shutil.rmtree(make_inputs.output_path(args.inputs, args.factor).parent, ignore_errors=True)
+        make_inputs.manifest_path(args.inputs, args.factor).unlink(missing_ok=True)
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The cluster page of a run with many ranks: eight ranks made of real MindSpore cluster
+files (seven copies of rank 0's, one of rank 2's, whose first step is a 2 s warm-up), so
+one rank is a true outlier. The outlier is listed and opens its worker, the rank axis of
+the heat map scrolls instead of growing, and the communication matrix is drawn."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import shared
+from tests.e2e.browser import Tab, skip_reason
+from tests.server.service import Server
+
+SOURCE = "mindspore_legacy/cluster_propose"
+#: new rank -> the real rank whose files it gets
+RANKS = {**{r: 0 for r in range(7)}, 7: 2}
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str]]:
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    src = shared(SOURCE)
+    run = tmp_path_factory.mktemp("many-base") / "eight_ranks"
+    run.mkdir()
+    for new, old in RANKS.items():
+        shutil.copy(src / f"step_trace_raw_{old}_detail_time.csv",
+                    run / f"step_trace_raw_{new}_detail_time.csv")  # fmt: skip
+        shutil.copy(src / f"hccl_raw_{old}.csv", run / f"hccl_raw_{new}.csv")
+    server = Server(run.parent, tmp_path_factory.mktemp("many-ws"))
+    server.start("--reload-interval", "0")
+    try:
+        (found,) = server.wait_settled()
+        assert found["state"] == "ready" and len(found["workers"]) == 8, found
+        yield server, found["id"]
+    finally:
+        server.stop()
+
+
+def test_the_outlier_rank_is_found_and_opens(many: tuple[Server, str], tab: Tab) -> None:
+    server, rid = many
+    cluster: dict[str, Any] = server.get(f"/api/v1/runs/{rid}/cluster")
+    step_outliers = [o for o in cluster["outliers"] if o["key"] == "step_us"]
+    assert [o["rank"] for o in step_outliers] == [7]
+    page = tab.page
+    page.goto(f"{server.url}/runs/{rid}/cluster")
+    table = page.locator("[data-test=outliers]")
+    table.locator("[data-test=outlier-rank]").first.wait_for()
+    assert "7" in table.locator("[data-test=outlier-rank]").all_inner_texts()
+    page.locator("[data-test=comm-matrix] .echart[data-rendered=true]").wait_for()
+    page.locator("[data-test=rank-stages] .echart[data-rendered=true]").first.wait_for()
+    tab.shot("cluster-eight-ranks")
+    table.locator("[data-test=outlier-rank]", has_text="7").first.click()
+    page.wait_for_url(re.compile(r"rank=7.*worker=rank7|worker=rank7.*rank=7"))
+    tab.assert_clean()
+
+
+def test_many_ranks_scroll_instead_of_growing(many: tuple[Server, str], tab: Tab) -> None:
+    server, rid = many
+    page = tab.page
+    page.goto(f"{server.url}/runs/{rid}/cluster?view=heatmap")
+    chart = page.locator("[data-test=heatmap]")
+    chart.wait_for()
+    page.locator("[data-test=heatmap][data-rendered=true]").wait_for()
+    box = chart.bounding_box()
+    assert box is not None and box["height"] <= 24 * 28 + 140 + 1
+    tab.assert_clean()
