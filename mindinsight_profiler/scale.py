@@ -174,6 +174,11 @@ def _executor(jobs: int, scheduler: str | None) -> Iterator[Executor]:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _absolute(file: TraceFile) -> Source:
+    """The input as a worker elsewhere can find it (a relative path means nothing there)."""
+    return file.remote if file.remote is not None else file.path.resolve()
+
+
 def _workspace_root(workspace: Workspace | str | Path | None) -> str:
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     return str(ws.root.resolve())
@@ -202,7 +207,9 @@ def summarise_run(
     failures: dict[int, RankFailure] = {}
     with _executor(jobs, scheduler) as executor:
         futures: dict[Future[dict[str, Any]], int] = {
-            executor.submit(summarise_file, f.source, f.format, f.worker, f.span, root, shared): i
+            executor.submit(
+                summarise_file, _absolute(f), f.format, f.worker, f.span, root, shared
+            ): i
             for i, f in enumerate(files)
         }
         for done, future in enumerate(as_completed(futures), 1):

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
 
-    workspace = Workspace(args.workspace)
+    # absolute: remote inputs are staged under it, by workers that may run elsewhere
+    workspace = Workspace(Workspace(args.workspace).root.resolve())
     runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
