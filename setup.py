@@ -73,11 +73,14 @@ setup(
             "jsonschema>=4",
             "playwright>=1.40",
             *TEST_REMOTE,
+            "dask[distributed]>=2024.1",
         ],
         "remote": REMOTE,
         "remote-all": [*REMOTE, "gcsfs>=2023.6", "adlfs>=2023.4"],  # gs://, az:// (untested)
         "torch": ["torch>=2.0"],
         "mindspore": ["mindspore>=2.3"],
+        # many ranks on a Dask cluster: `mindinsight cluster/start --scheduler tcp://...`
+        "dask": ["dask[distributed]>=2024.1"],
     },
     entry_points={"console_scripts": ["mindinsight=mindinsight_profiler.cli.main:main"]},
     classifiers=[

@@ -21,6 +21,7 @@ from mindinsight_profiler import __version__
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.model import ADVICE_VERSION, Advice
 from mindinsight_profiler.advisor.rules import rules_fingerprint
+from mindinsight_profiler.analysis.rank_summary import rank_summary
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline import _variant, analyse_file, load_trace
@@ -61,13 +62,18 @@ def _stored_name(rules_dirs: Sequence[str | Path], run: Run | None) -> str:
 
 
 def run_reports(run: Run, workspace: Workspace | None) -> list[dict[str, Any]]:
-    """Every worker's report of the run (first span of each), for the cluster facts."""
-    reports = []
+    """Every worker's `rank_summary` (first span of each), for the cluster facts.
+
+    Summaries, not reports: the cluster facts read only the summary's keys, and a run of
+    hundreds of ranks would otherwise hold every full report in this process at once;
+    here one report at a time is read and cut down.
+    """
+    summaries = []
     for worker in run.workers:
         file = run.select(worker)
         report, _ = analyse_file(file.source, workspace, None, file.format, file.worker)
-        reports.append(dict(report, worker=file.worker, span=file.span))
-    return reports
+        summaries.append(rank_summary(dict(report, worker=file.worker, span=file.span)))
+    return summaries
 
 
 def advise_file(

@@ -19,6 +19,7 @@ from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
+from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
 from mindinsight_profiler.cli.server import add_parsers as add_server_parsers
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -65,8 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--format", choices=("table", "json"), default="table")
     d.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     add_advise_parser(sub)
+    add_cluster_parser(sub)
     add_server_parsers(sub)
-    for command in (a, d, *(sub.choices[n] for n in ("advise", "start"))):
+    for command in (a, d, *(sub.choices[n] for n in ("advise", "start", "cluster"))):
         command.add_argument(
             "--storage-options", metavar="JSON",
             help="keyword arguments of the fsspec filesystem of a URL, e.g. "
@@ -191,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _diff(args)
         if args.command == "advise":
             return run_advise(args)
+        if args.command == "cluster":
+            from mindinsight_profiler.cli.cluster import run as run_cluster
+
+            return run_cluster(args)
         if args.command in ("start", "stop"):
             from mindinsight_profiler.cli import server
 

@@ -11,6 +11,7 @@ stale and is removed with a message.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import signal
 import socket
@@ -66,6 +67,11 @@ def add_parsers(sub: Any) -> None:
                    help="seconds between run discovery scans (0: once)")  # fmt: skip
     s.add_argument("--workspace", type=Path, default=_env("WORKSPACE", None),
                    help="cache and state folder (~/.mindinsight)")  # fmt: skip
+    s.add_argument("--jobs", type=int, default=_env("JOBS", 1),
+                   help="background analysis processes (local pool, default 1)")  # fmt: skip
+    s.add_argument("--scheduler", default=_env("SCHEDULER", None),
+                   help="Dask scheduler address (tcp://host:port): analyse there; the base dir "
+                        "and workspace must be at the same paths on its workers")  # fmt: skip
     s.add_argument("--rules-dir", type=Path, action="append", default=[], help="advisor rules")
     s.add_argument("--foreground", action="store_true", help="stay attached until Ctrl-C")
     t = sub.add_parser("stop", help="stop the service started by `mindinsight start`")
@@ -116,6 +122,10 @@ def start(args: argparse.Namespace) -> int:
         raise InputError(base, "summary base dir does not exist or is not a folder")
     if not 0 < args.port < 65536 or args.workers < 1 or args.reload_interval < 0:
         raise InputError("--port/--workers/--reload-interval", "out of range")
+    if args.jobs < 1:
+        raise InputError("--jobs", "must be at least 1")
+    if args.scheduler and importlib.util.find_spec("distributed") is None:
+        raise InputError("--scheduler", "needs Dask: pip install 'mindinsight_profiler[dask]'")
     if not 0 <= args.threads <= 64:
         raise InputError("--threads", "must be between 0 (sync workers) and 64")
     workspace = Workspace(args.workspace).root.resolve()
@@ -136,7 +146,7 @@ def start(args: argparse.Namespace) -> int:
         summary_base_dir=base if isinstance(base, str) else base.resolve(), workspace=workspace,
         rules_dirs=tuple(p.resolve() for p in args.rules_dir), host=args.host, port=args.port,
         workers=args.workers, url_path_prefix=args.url_path_prefix,
-        reload_interval=args.reload_interval,
+        reload_interval=args.reload_interval, jobs=args.jobs, scheduler=args.scheduler or None,
     )  # fmt: skip
     settings = Settings.from_env(settings.to_env())  # normalised exactly as workers will see it
     logs = workspace / "logs"

@@ -6,16 +6,21 @@ Followers retry the lock on every tick, so when the leader dies gunicorn's repla
 another worker) takes over. The parse itself runs in a separate process so a request never
 waits behind it, and `analyse_file` takes the workspace's per-input lock, so two servers
 sharing a workspace never parse the same input twice.
+
+With `--scheduler ADDR` the analyses go to that Dask cluster instead of a local pool (the same
+`concurrent.futures` interface, `scale.dask_executor`); the workspace, the base dir and the
+rules folders must then be at the same paths on every Dask worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import multiprocessing
 import os
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from typing import IO, TYPE_CHECKING
@@ -23,7 +28,9 @@ from typing import IO, TYPE_CHECKING
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
 from mindinsight_profiler.advice_pipeline import _stored_name
+from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
+from mindinsight_profiler.scale import on_worker
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
@@ -46,7 +53,8 @@ class Background:
         self.store = StateStore(self.workspace.root)
         self.lock_path = self.workspace.root / f"server-{settings.port}.leader.lock"
         self._lock_file: IO[str] | None = None
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Executor | None = None
+        self._client: contextlib.ExitStack | None = None  # the Dask client, when there is one
         self._in_flight: dict[str, Future[str]] = {}
         self._mutex = threading.Lock()
         self.scheduler = BackgroundScheduler(daemon=True)
@@ -69,13 +77,7 @@ class Background:
         """
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            procs = list(getattr(pool, "_processes", {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in procs:
-                if proc.is_alive():
-                    proc.terminate()
+        self._drop_executor()
         if self._lock_file is not None:
             self._lock_file.close()
             self._lock_file = None
@@ -127,12 +129,15 @@ class Background:
                 return
         self.store.write(file, QUEUED, entry.key, progress=0.0)
         settings = self.services.settings
+        shared = bool(settings.scheduler) or settings.jobs > 1  # cores go to inputs, not helpers
+        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key)
         try:
-            future = self._executor().submit(
-                analyse_input, file, run, self.workspace.root, settings.rules_dirs, entry.key
-            )
+            future = self._executor().submit(on_worker, shared, analyse_input, *args)
         except (BrokenProcessPool, RuntimeError):
-            self._pool = None  # replaced on the next submit; this input waits for next tick
+            self._drop_executor()  # replaced on the next submit; this input waits for next tick
+            return
+        except InputError as exc:  # the Dask scheduler cannot be reached: try again next tick
+            log.error("analysis of %s not queued: %s", file.path, exc)
             return
         with self._mutex:
             self._in_flight[key] = future
@@ -149,18 +154,50 @@ class Background:
             self.store.write(
                 file, FAILED, fingerprint, error=f"{file.path}: analysis process died: {exc}"
             )
-            self._pool = None
+            if self._client is None:  # a broken local pool; Dask replaces lost workers itself
+                self._drop_executor()
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn: forking a process that runs threads (this scheduler) is unsafe
-            ctx = multiprocessing.get_context("spawn")
-            workers = max(1, self.services.settings.analysis_workers)
-            log_file = self.workspace.root / "logs" / f"server-{self.services.settings.port}.log"
-            self._pool = ProcessPoolExecutor(
-                max_workers=workers, mp_context=ctx, initializer=log_to, initargs=(log_file,)
-            )
+    def _executor(self) -> Executor:
+        """The local pool (`--jobs` processes), or the Dask cluster's executor (`--scheduler`)."""
+        if self._pool is not None:
+            return self._pool
+        settings = self.services.settings
+        if settings.scheduler:
+            from mindinsight_profiler.scale import dask_executor
+
+            stack = contextlib.ExitStack()
+            self._pool = stack.enter_context(dask_executor(settings.scheduler))
+            self._client = stack
+            log.info("analysing on the Dask cluster at %s", settings.scheduler)
+            return self._pool
+        # spawn: forking a process that runs threads (this scheduler) is unsafe
+        ctx = multiprocessing.get_context("spawn")
+        workers = max(1, settings.jobs)
+        log_file = self.workspace.root / "logs" / f"server-{settings.port}.log"
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=log_to, initargs=(log_file,)
+        )
+        log.info("analysing on a local pool of %d processes", workers)
         return self._pool
+
+    def _drop_executor(self) -> None:
+        """Stop the pool (queued work dropped, running processes killed) or leave Dask.
+
+        On Dask the queued tasks are cancelled and the client closed; a task already
+        running there finishes on its worker (its cache entry is written whole or not at all).
+        """
+        pool, self._pool = self._pool, None
+        client, self._client = self._client, None
+        if client is not None:
+            if pool is not None:
+                pool.shutdown(wait=False)  # cancels what the cluster has not finished
+            client.close()
+        elif pool is not None:
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                if proc.is_alive():
+                    proc.terminate()
 
 
 def _variant(file: TraceFile) -> str:

@@ -26,7 +26,8 @@ class Settings:
     workers: int = 2
     url_path_prefix: str = ""
     reload_interval: float = 60.0  # seconds between run discovery scans; 0 = once
-    analysis_workers: int = 1  # background analysis processes per server
+    jobs: int = 1  # background analysis processes per server (local pool)
+    scheduler: str | None = None  # Dask scheduler address: analyse there instead of locally
     max_page_size: int = 1000
 
     @classmethod
@@ -66,9 +67,9 @@ def _parse(name: str, raw: str) -> object:
         return Path(raw)
     if name == "rules_dirs":
         return tuple(Path(p) for p in raw.split(os.pathsep) if p)
-    if name in ("port", "workers", "analysis_workers", "max_page_size"):
+    if name in ("port", "workers", "jobs", "max_page_size"):
         value = int(raw)
-        if value < 0 or (name == "port" and value > 65535):
+        if value < 0 or (name == "port" and value > 65535) or (name == "jobs" and value < 1):
             raise ValueError("out of range")
         return value
     if name == "reload_interval":

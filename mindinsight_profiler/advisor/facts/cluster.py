@@ -1,6 +1,7 @@
 """Facts: the ranks of one run compared with each other (slow rank, waiting, slow links).
 
-They read `ctx.run_reports`, every worker's report of the run. One worker cannot be compared
+They read `ctx.run_reports`, every worker's `rank_summary` of the run (analysis/rank_summary.py:
+a cluster fact may read only the summary's keys). One worker cannot be compared
 with anything, so with fewer than two ranks every cluster fact is unavailable ("needs 2+
 ranks"), never 0. A rank is the report's communication rank, else its distributed rank,
 else its position in the run (the same choice `analysis/cluster.py` makes).
