@@ -21,6 +21,7 @@ import numpy as np
 
 from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.advisor.model import Advice
+from mindinsight_profiler.analysis.rank_summary import rank_summary
 from mindinsight_profiler.analysis.report import REPORT_VERSION
 from mindinsight_profiler.analysis.timeline_index import (
     TimelineIndex,
@@ -225,25 +226,20 @@ def advice(target: Target) -> Advice:
 _advices: dict[str, Advice] = {}
 
 
-def run_reports(run: str, span: str | None = None) -> tuple[RunEntry, list[dict[str, Any]]]:
-    """Every worker's cached report of the run (for the cluster summary)."""
-    entry = services().registry.get(run)
-    reports = [report(resolve(run, w, span)) for w in entry.run.workers]
-    return entry, reports
-
-
 #: Answers computed from every worker of a run, per process, by the run's cache entries.
 _run_views: OrderedDict[tuple[str, ...], Any] = OrderedDict()
 RUN_VIEWS_KEPT = 16
 
 
 def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
-    """`build(entry, reports)` once per version of the run's cache entries, then kept.
+    """`build(entry, summaries)` once per version of the run's cache entries, then kept.
 
     A view over every rank (the cluster page) would otherwise parse every rank's report on
     each request, and a run of hundreds of ranks has more reports than the per-process
-    report cache holds. The key is each input's cache identity, so a re-analysed rank or a
-    new one (the registry's worker list) gives a new answer.
+    report cache holds. `build` gets each rank's `rank_summary`, cut from its report as the
+    report is read, so a run of hundreds of ranks never has every full report in memory at
+    once. The key is each input's cache identity, so a re-analysed rank or a new one (the
+    registry's worker list) gives a new answer.
     """
     entry = services().registry.get(run)
     targets = [resolve(run, w, span) for w in entry.run.workers]
@@ -252,7 +248,7 @@ def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
         if key in _run_views:
             _run_views.move_to_end(key)
             return _run_views[key]
-    value = build(entry, [report(t) for t in targets])
+    value = build(entry, [rank_summary(report(t)) for t in targets])
     with _reports_lock:
         _run_views[key] = value
         while len(_run_views) > RUN_VIEWS_KEPT:

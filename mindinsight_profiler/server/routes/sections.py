@@ -163,16 +163,17 @@ def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return dict(access.run_view(run, p.get("span"), "cluster", _cluster_view))
 
 
-def _cluster_view(entry: RunEntry, reports: list[dict[str, Any]]) -> dict[str, Any]:
-    summary = cluster_summary(reports)
-    stages = worker_stages(reports)
+def _cluster_view(entry: RunEntry, ranks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cluster answer from each rank's `rank_summary` (full reports give the same)."""
+    summary = cluster_summary(ranks)
+    stages = worker_stages(ranks)
     return {
         "run": entry.id,
         "workers": entry.run.workers,
         **summary,
         "stages": stages,
         "outliers": cluster_outliers(summary["ranks"], stages),
-        "comm_matrix": comm_matrix(reports),
+        "comm_matrix": comm_matrix(ranks),
     }
 
 
