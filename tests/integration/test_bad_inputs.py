@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, shared
-from tests.integration.cli import run_cli
+from tests.conftest import shared
+from tests.integration.cli import cli_peak, run_cli
 
 
 def _event(**over: object) -> dict:
@@ -82,30 +79,10 @@ def test_truncated_and_corrupt_gzip(tmp_path: Path) -> None:
         ), (name, r.stderr)
 
 
-# Runs the CLI and, at exit, prints the process's own peak RSS (VmHWM, kB). rusage would
-# also count the image before exec, i.e. this pytest process with torch already loaded.
-_REPORT_PEAK = """
-import atexit, sys
-def peak():
-    status = open("/proc/self/status").read()
-    sys.stderr.write("VmHWM " + status.split("VmHWM:")[1].split()[0] + "\\n")
-atexit.register(peak)
-from mindinsight_profiler.cli.main import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
 def _peak_rss_mb(args: list[str]) -> tuple[int, float, str]:
     """Run the CLI with args; return (exit code, its peak RSS in MB, its other stderr)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    r = subprocess.run(
-        [sys.executable, "-c", _REPORT_PEAK, *args], capture_output=True, text=True, env=env
-    )
-    lines = r.stderr.strip().splitlines()
-    peak = [int(line.split()[1]) for line in lines if line.startswith("VmHWM ")]
-    assert peak, r.stderr
-    other = "\n".join(line for line in lines if not line.startswith("VmHWM "))
-    return r.returncode, peak[-1] / 1024, other
+    r = cli_peak(*args)
+    return r.returncode, r.peak_mb, r.stderr
 
 
 @pytest.mark.slow

@@ -10,28 +10,14 @@ the decoded events of the whole document, would grow by hundreds of MB.
 from __future__ import annotations
 
 import gzip
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.integration.cli import cli_peak
 
 EVENTS = 100_000
 PAD_BYTES = 2048
-
-# Runs the CLI and prints the process's own peak RSS (VmHWM, kB) at exit.
-_REPORT_PEAK = """
-import atexit, sys
-def peak():
-    status = open("/proc/self/status").read()
-    sys.stderr.write("VmHWM " + status.split("VmHWM:")[1].split()[0] + "\\n")
-atexit.register(peak)
-from mindinsight_profiler.cli.main import main
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 def _write(path: Path, pad: int) -> int:
@@ -66,17 +52,10 @@ def _write(path: Path, pad: int) -> int:
 
 
 def _peak_mb(trace: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MINDINSIGHT_READ_PROCESSES": "1"}
-    r = subprocess.run(
-        [sys.executable, "-c", _REPORT_PEAK, "analyse", str(trace), "--no-cache"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    r = cli_peak("analyse", trace, "--no-cache", env={"MINDINSIGHT_READ_PROCESSES": "1"})
     assert r.returncode == 0, r.stderr
-    peaks = [int(line.split()[1]) for line in r.stderr.splitlines() if line.startswith("VmHWM ")]
-    assert peaks and "aten::op1" in r.stdout, r.stdout[:200]
-    return peaks[-1] / 1024
+    assert "aten::op1" in r.stdout, r.stdout[:200]
+    return r.peak_mb
 
 
 @pytest.mark.slow
