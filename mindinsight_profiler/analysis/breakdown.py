@@ -45,10 +45,11 @@ class Breakdown:
     per_step_ns: np.ndarray  # shape (steps, len(CATEGORIES))
     step_ns: np.ndarray
 
-    def average_ns(self) -> dict[str, float]:
-        if len(self.step_ns) == 0:
+    def average_ns(self, first: int = 0) -> dict[str, float]:
+        """Mean of each category over the steps from index `first` (see steps.averaged_from)."""
+        if len(self.step_ns) <= first:
             return dict.fromkeys(CATEGORIES, 0.0)
-        mean = self.per_step_ns.mean(axis=0)
+        mean = self.per_step_ns[first:].mean(axis=0)
         return {c: float(v) for c, v in zip(CATEGORIES, mean, strict=True)}
 
 

@@ -216,5 +216,26 @@ def communication_section(trace: Trace) -> dict[str, Any] | None:
             row["communication_us"] = row["overlapped_us"] + row["exposed_communication_us"]
     section["rank"] = _rank(trace)
     section["links"] = _links(trace)
-    section["average"] = _average(section["steps"])
+    averaged = _averaged_rows(section)
+    section["average_steps"] = [row["step"] for row in averaged]
+    section["average"] = _average(averaged)
     return section
+
+
+def _averaged_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps the average covers: those the tool the data came from would average.
+
+    Kineto steps are what the profiler's schedule kept after its warm-up, and the PyTorch
+    profiler plugin's distributed view averages all of them. MindSpore's step trace averages
+    the steps after the first, which carries graph compilation; its `hccl_raw` rows are
+    averaged over the same steps, so a rank's communication and its step-trace stages
+    describe the same steps on the cluster page. An `hccl_raw` row for a step the step
+    trace does not have (the unfinished step when profiling stopped) is listed but not
+    averaged: its partial cost would pull the average down.
+    """
+    rows = section["steps"]
+    if section.get("source") != "hccl_raw":
+        return list(rows)
+    if any(row["step_us"] is not None for row in rows):
+        rows = [row for row in rows if row["step_us"] is not None]
+    return rows[1:] if len(rows) > 1 else list(rows)

@@ -20,14 +20,14 @@ from mindinsight_profiler.analysis.op_query import op_types_section
 from mindinsight_profiler.analysis.ops import OpTree, op_tree
 from mindinsight_profiler.analysis.parallel import parallel_section
 from mindinsight_profiler.analysis.step_trace_view import step_trace_section
-from mindinsight_profiler.analysis.steps import find_steps
+from mindinsight_profiler.analysis.steps import averaged_from, find_steps
 from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.store.heap import release_free_memory
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 9
+REPORT_VERSION = 10
 
 T = TypeVar("T")
 
@@ -150,7 +150,8 @@ def build_report(
     ops = rows(operator_table(trace, tree))
     kernels = _lean(rows(kernel_table(trace, tree)))
     durations = (steps.duration_ns / 1000.0).tolist()
-    avg = breakdown.average_ns()
+    first = averaged_from(trace, len(steps))
+    avg = breakdown.average_ns(first)
     step_trace = _lean(step_trace_section(trace, fp_point, bp_point))
     gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
     gpu = _lean(gpu)
@@ -166,7 +167,8 @@ def build_report(
             "from_profiler_steps": steps.from_profiler_steps,
             "start_ns": steps.start_ns.tolist(),
             "durations_us": durations,
-            "average_us": float(np.mean(durations)) if durations else 0.0,
+            "averaged_from": first,
+            "average_us": float(np.mean(durations[first:])) if durations else 0.0,
         },
         "breakdown_us": {c: avg[c] / 1000.0 for c in CATEGORIES},
         "breakdown_per_step_us": [

@@ -128,3 +128,17 @@ def find_steps(trace: Trace) -> Steps:
             keep = last_k
     sl = slice(0, keep)
     return Steps(names[sl], start[sl], end[sl], host_start[sl], host_end[sl], real)
+
+
+def averaged_from(trace: Trace, count: int) -> int:
+    """Index of the first step that averages cover: 1 for a MindSpore (legacy) step trace.
+
+    MindSpore's step trace averages the steps after the first, which carries graph
+    compilation (seconds, against a fraction of a second later); an overview or a rank
+    comparison that counted it would call the rank that compiled longest the slowest.
+    Kineto's steps are what the profiler's schedule kept after its own warm-up, and the
+    PyTorch profiler plugin averages all of them.
+    """
+    table = trace.tables.get("step_trace")
+    legacy = trace.meta.get("format") == "mindspore_legacy"
+    return 1 if legacy and table is not None and len(table["step"]) > 1 and count > 1 else 0

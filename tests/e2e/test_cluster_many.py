@@ -1,7 +1,8 @@
 """The cluster page of a run with many ranks: eight ranks made of real MindSpore cluster
-files (seven copies of rank 0's, one of rank 2's, whose first step is a 2 s warm-up), so
-one rank is a true outlier. The outlier is listed and opens its worker, the rank axis of
-the heat map scrolls instead of growing, and the communication matrix is drawn."""
+files (seven copies of rank 0's, one of rank 2's, a pipeline stage whose tail is eight
+times as long and whose communication differs), so one rank is a true outlier. The
+outlier is listed and opens its worker, the rank axis of the heat map scrolls instead of
+growing, and the communication matrix is drawn."""
 
 from __future__ import annotations
 
@@ -46,8 +47,10 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str
 def test_the_outlier_rank_is_found_and_opens(many: tuple[Server, str], tab: Tab) -> None:
     server, rid = many
     cluster: dict[str, Any] = server.get(f"/api/v1/runs/{rid}/cluster")
-    step_outliers = [o for o in cluster["outliers"] if o["key"] == "step_us"]
-    assert [o["rank"] for o in step_outliers] == [7]
+    # by stages, not by step time: rank 2's 2 s warm-up step is not in any average
+    assert {o["rank"] for o in cluster["outliers"]} == {7}
+    assert {"tail_us", "communication_us"} <= {o["key"] for o in cluster["outliers"]}
+    assert not [o for o in cluster["outliers"] if o["key"] == "step_us"]
     page = tab.page
     page.goto(f"{server.url}/runs/{rid}/cluster")
     table = page.locator("[data-test=outliers]")
@@ -70,4 +73,28 @@ def test_many_ranks_scroll_instead_of_growing(many: tuple[Server, str], tab: Tab
     page.locator("[data-test=heatmap][data-rendered=true]").wait_for()
     box = chart.bounding_box()
     assert box is not None and box["height"] <= 24 * 28 + 140 + 1
+    tab.assert_clean()
+
+
+def test_mindspore_pages_say_which_steps_they_average(many: tuple[Server, str], tab: Tab) -> None:
+    """MindSpore averages leave out step 1 and the unfinished step: the pages say so."""
+    server, rid = many
+    comm = server.get(f"/api/v1/runs/{rid}/communication?worker=rank0")["data"]
+    assert comm["average_steps"] == ["2", "3", "4", "5"] and len(comm["steps"]) == 6
+    page = tab.page
+    page.goto(f"{server.url}/runs/{rid}/communication?worker=rank0")
+    hint = page.locator("[data-test=comm-averaged]")
+    hint.wait_for()
+    assert "4 of 6 steps (2–5)" in hint.inner_text()
+    tab.shot("communication-averaged-steps")
+    # the overview of rank 7 (rank 2's files: a 2.16 s compiling step 1) averages steps 2-5
+    overview = server.get(f"/api/v1/runs/{rid}/overview?worker=rank7")
+    durations = overview["steps"]["durations_us"]
+    assert overview["steps"]["averaged_from"] == 1 and durations[0] > 2e6
+    assert overview["steps"]["average_us"] == pytest.approx(sum(durations[1:]) / 4)
+    page.goto(f"{server.url}/runs/{rid}/overview?worker=rank7")
+    page.locator("[data-test=averaged-from]").wait_for()
+    avg = page.locator("[data-test=avg-step] .stat-value").inner_text()
+    assert avg == f"{overview['steps']['average_us'] / 1e3:.2f} ms"
+    tab.shot("overview-averaged-from")
     tab.assert_clean()

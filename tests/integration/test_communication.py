@@ -15,6 +15,7 @@ from mindinsight_profiler.analysis.communication import (
     collective_type,
     communication_section,
 )
+from mindinsight_profiler.analysis.step_trace import step_stages
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared
@@ -45,6 +46,7 @@ def test_kineto_nccl_steps_and_collectives() -> None:
     section = _section(trace)
     _stages_sum_to_step(section)
     assert len(section["steps"]) == 3 and section["rank"] == 0
+    assert section["average_steps"] == [row["step"] for row in section["steps"]]  # all
     ev = trace.events
     comm = comm_kernel_mask(trace)
     by_name = {c["name"]: c for c in section["collectives"]}
@@ -142,6 +144,28 @@ def test_mindspore_hccl_raw_four_ranks() -> None:
     allreduce = by_name["AllReduce"]
     assert allreduce["calls"] == [458, 458, 489, 489] and allreduce["matched_calls"] == 458
     assert np.min(allreduce["waiting_us"]) >= 0
+
+
+def test_mindspore_average_covers_the_step_trace_steps() -> None:
+    """hccl_raw averages skip step 1 (compilation) as MindSpore's step trace does, and steps
+    the step trace lacks (the unfinished last one), so a rank's communication and its
+    step-trace stages describe the same steps."""
+    for r in range(4):
+        trace = _ms_rank(r)
+        section = _section(trace)
+        stages = step_stages(trace)
+        assert stages is not None and len(stages) > 1
+        traced = {str(s) for s in stages.step.tolist()}
+        by_step = {row["step"]: row for row in section["steps"]}
+        want = [s for s in by_step if s in traced][1:]
+        assert section["average_steps"] == want and want
+        assert section["average"]["communication_us"] == pytest.approx(
+            np.mean([by_step[s]["communication_us"] for s in want])
+        )
+        rows = np.isin(stages.step, [int(s) for s in want])
+        assert section["average"]["step_us"] == pytest.approx(stages.total_ns[rows].mean() / 1e3)
+        # step 1 is not averaged, whatever it cost (ranks 2 and 3: a 2 s warm-up)
+        assert "1" not in section["average_steps"]
 
 
 def test_sections_without_rank_take_their_position() -> None:

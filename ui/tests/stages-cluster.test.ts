@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Cluster, ClusterRank, Communication, WorkerStages } from '@/api/stages'
 import { heatCells, presentKeys, rankRows, slowestRank, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
-import { collectiveRows, commShare, commStepSeries, linkBars, linkMatrix } from '@/components/stages/comm'
+import { averagedSteps, collectiveRows, commShare, commStepSeries, linkBars, linkMatrix, stepRuns } from '@/components/stages/comm'
 
 function stages(rank: number, total: number): WorkerStages {
   return {
@@ -76,6 +76,7 @@ describe('communication', () => {
       { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1 },
     ],
     average: { step_us: 100, communication_us: 40 },
+    average_steps: ['1'],
   }
 
   it('splits kernel traces four ways and hccl_raw steps into communication and wait', () => {
@@ -89,6 +90,16 @@ describe('communication', () => {
     expect(hccl.stacked).toBe(false)
     expect(hccl.series.map((x) => [x.key, x.values])).toEqual([['communication_us', [3]], ['tool_wait_us', [9]]])
     expect(commShare(kernels)).toBe(0.4)
+  })
+
+  it('says which steps an average covers when it leaves some out', () => {
+    expect(stepRuns(['2', '3', '4', '7', '9', '10'])).toBe('2–4, 7, 9–10')
+    expect(stepRuns(['a', '1', '2'])).toBe('a, 1–2')
+    expect(averagedSteps(kernels)).toBeNull()
+    const row = kernels.steps[0]
+    const six = ['1', '2', '3', '4', '5', '6'].map((step) => ({ ...row, step }))
+    expect(averagedSteps({ ...kernels, steps: six, average_steps: ['2', '3', '4', '5'] }))
+      .toEqual({ n: 4, total: 6, steps: '2–5' })
   })
 
   it('gives each collective its mean, max and bandwidth', () => {

@@ -24,7 +24,14 @@ export interface OpTypeRow {
 
 export interface Overview extends Where {
   format: string
-  steps: { count: number; names: string[]; durations_us: number[]; average_us: number | null }
+  steps: {
+    count: number
+    names: string[]
+    durations_us: number[]
+    average_us: number | null
+    /** Index of the first step the averages cover (1: MindSpore leaves out the compiling step). */
+    averaged_from?: number
+  }
   breakdown_us: Breakdown
   breakdown_per_step_us: Breakdown[]
   gpu: { utilization: number | null; sm_efficiency: number | null; occupancy: number | null; devices: GpuDevice[] } | null

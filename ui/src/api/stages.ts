@@ -172,6 +172,8 @@ export interface Communication {
   rank: number | null
   links: Link[]
   average: Record<string, number | null>
+  /** The steps `average` covers (MindSpore: after the first, and only step-traced ones). */
+  average_steps: string[]
 }
 
 export type CommunicationAnswer = Section<Communication>
