@@ -53,7 +53,11 @@ def render(report: dict[str, Any], top: int = 20) -> str:
         if steps["from_profiler_steps"]
         else "no ProfilerStep ranges: one step over the trace"
     )
-    out.append(f"{report.get('source')}: {steps['count']} steps ({how}), average {_fmt_us(avg)}")
+    first = int(steps.get("averaged_from") or 0)
+    over = f" of steps {steps['names'][first]}-{steps['names'][-1]}" if first else ""
+    out.append(
+        f"{report.get('source')}: {steps['count']} steps ({how}), average{over} {_fmt_us(avg)}"
+    )
     out.append("")
     rows = []
     for key, label in _LABELS.items():

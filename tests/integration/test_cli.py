@@ -66,6 +66,14 @@ def test_table_output_and_span_selection(workspace: Path) -> None:
     assert "Step time breakdown" in r.stdout and "GPU summary" in r.stdout
     assert "aten::cudnn_convolution_backward_weight" in r.stdout
     assert "worker0.1623143566756" in r.stdout
+    assert "average of steps" not in r.stdout  # Kineto: every step
+
+
+def test_table_says_mindspore_averages_leave_out_step_one(workspace: Path) -> None:
+    cluster = shared("mindspore_legacy/cluster_propose")
+    r = run_cli("analyse", cluster, "--worker", "rank2", "--workspace", workspace)
+    assert r.returncode == 0, r.stderr
+    assert "5 steps" in r.stdout and "average of steps 2-5 179.364ms" in r.stdout
 
 
 def test_cpu_trace_has_no_gpu_section(workspace: Path) -> None:
