@@ -2,7 +2,9 @@
 
 A run is a folder holding profiler output of one or more workers:
 - Kineto traces `<worker>[.<span>].pt.trace.json[.gz]` (TensorBoard plugin layout); a trace
-  file given directly is a run of its own, and then any `*.json[.gz]` name is accepted;
+  file given directly is a run of its own, and then any `*.json[.gz]` name is accepted; in
+  a local folder without such names, `*.json[.gz]` files whose text starts like a trace
+  (`export_chrome_trace` output, HTA's data);
 - Ascend PyTorch `*_ascend_pt/` and MindSpore 2.x `*_ascend_ms/` folders, one per worker;
 - MindSpore legacy profiler folders (`step_trace_raw_<rank>_detail_time.csv`, ...), one
   worker per rank.
@@ -104,6 +106,10 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
     # only where no profiler folder was found, so their JSON side files are not taken.
     if not runs and not workers:
         runs = _group_runs(tree, files, place, strict=False)
+    else:  # elsewhere, a plain-named JSON file is taken when its text starts like a trace
+        taken = {r.path for r in runs}
+        plain = [f for f in files if place(f.parent) not in taken and _is_trace(tree, f)]
+        runs += _group_runs(tree, plain, place, strict=False)
     by_path = {r.path: r for r in runs}
     for folder in workers:
         parent = folder.parent
@@ -111,6 +117,23 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
         run = by_path.setdefault(place(parent), Run(name, place(parent)))
         run.files.extend(_folder_files(tree, folder, place))
     return sorted(by_path.values(), key=lambda r: r.name)
+
+
+#: How much of a plain-named JSON file is read to tell a trace from other JSON.
+SNIFF_BYTES = 64 * 1024
+_TRACE_KEYS = (b'"traceEvents"', b'"schemaVersion"')
+
+
+def _is_trace(tree: Tree, file: PurePosixPath) -> bool:
+    """Whether a `*.json[.gz]` file (not named `*.pt.trace.json`) is a Kineto/Chrome trace:
+    an object whose first 64 KB hold `traceEvents` or Kineto's `schemaVersion`
+    (`prof.export_chrome_trace("trace.json")` and HTA's data are named freely)."""
+    if parse_name(file.name, strict=False) is None:
+        return False
+    head = tree.head(file, SNIFF_BYTES)
+    if not head or not head.lstrip().startswith(b"{"):
+        return False
+    return any(key in head for key in _TRACE_KEYS)
 
 
 _LEGACY_MARKERS = re.compile(

@@ -9,9 +9,11 @@ prefixes of keys) answer that, so one set of rules serves both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gzip
+import zlib
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 #: The root of a tree, as a relative path.
 ROOT = PurePosixPath(".")
@@ -40,6 +42,29 @@ class Tree(Protocol):
         """The name of the folder holding the entry (for `ROOT`: the root's parent's)."""
         ...
 
+    def head(self, rel: PurePosixPath, size: int) -> bytes | None:
+        """Up to `size` bytes from the start of the file's text (gzip undone), or None
+        when the tree cannot read contents (a listing without an opener) or the file is
+        unreadable."""
+        ...
+
+
+#: Opens one file of a tree for reading bytes.
+Opener = Callable[[], BinaryIO]
+
+
+def read_head(open_file: Opener, size: int) -> bytes | None:
+    """Up to `size` bytes of a file's text, gzip undone; None when it cannot be read."""
+    try:
+        with open_file() as f:
+            raw = f.read(size)
+            if raw[:2] != b"\x1f\x8b":
+                return raw
+        with open_file() as f, gzip.GzipFile(fileobj=f) as z:
+            return z.read(size)
+    except (OSError, EOFError, zlib.error):
+        return None
+
 
 class LocalTree:
     """A local folder, asked through the filesystem (symlinks behave as with pathlib)."""
@@ -65,15 +90,24 @@ class LocalTree:
     def parent_name(self, rel: PurePosixPath) -> str:
         return (self.root / rel).parent.name
 
+    def head(self, rel: PurePosixPath, size: int) -> bytes | None:
+        return read_head(lambda: (self.root / rel).open("rb"), size)
+
 
 class ListingTree:
     """The files of a listing (relative paths); folders are the prefixes of those paths."""
 
     def __init__(
-        self, files: Iterable[PurePosixPath], root_name: str, root_parent: str = ""
+        self,
+        files: Iterable[PurePosixPath],
+        root_name: str,
+        root_parent: str = "",
+        opener: Callable[[PurePosixPath], Opener] | None = None,
     ) -> None:
+        """`opener(rel)`, when given, opens a listed file (for `head`; one request each)."""
         self.files = {PurePosixPath(f) for f in files} - {ROOT}
         self.root_name, self.root_parent = root_name, root_parent
+        self.opener = opener
         self.children: dict[PurePosixPath, set[str]] = {ROOT: set()}
         for f in self.files:
             for child in (f, *f.parents[:-1]):
@@ -97,3 +131,8 @@ class ListingTree:
 
     def parent_name(self, rel: PurePosixPath) -> str:
         return self.root_parent if rel == ROOT else self.name(rel.parent)
+
+    def head(self, rel: PurePosixPath, size: int) -> bytes | None:
+        if self.opener is None or rel not in self.files:
+            return None
+        return read_head(self.opener(rel), size)

@@ -32,7 +32,7 @@ from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile, discover_tree
 from mindinsight_profiler.formats.discovery import parse_name as _parse_name
 from mindinsight_profiler.formats.sources import Member, RemoteInput, url_protocol
-from mindinsight_profiler.formats.tree import ROOT, ListingTree
+from mindinsight_profiler.formats.tree import ROOT, ListingTree, Opener
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +202,11 @@ def discover_remote(url: str, workspace_root: Path) -> list[Run]:
         probe = _probe(fs, stage, f"{path.rsplit('/', 1)[0]}/{worker}.dataloader_probe.json")
         remote = RemoteInput(fs.unstrip_protocol(path), base, (members[ROOT], *probe), (), stage)
         return [Run(parent or name, base.parent, [TraceFile(worker, span, base, remote=remote)])]
-    tree = ListingTree(members, name, parent)
+
+    def opener(rel: PurePosixPath) -> Opener:
+        return lambda: fs.open(f"{path}/{rel}", "rb")
+
+    tree = ListingTree(members, name, parent, opener)
     runs = discover_tree(tree, lambda rel: base / rel)
     root_ms = any(f.path == base and f.format == "mindspore2" for r in runs for f in r.files)
     beside = _beside_root(fs, stage, path) if root_ms else ()

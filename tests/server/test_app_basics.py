@@ -12,7 +12,9 @@ from tests.conftest import shared
 def test_runs_health_and_headers() -> None:
     client = create_app(Settings(shared("kineto"))).test_client()
     runs = client.get("/api/v1/runs").json["runs"]
-    assert sorted(r["name"] for r in runs) == ["resnet50_num_workers_0", "resnet50_num_workers_4"]
+    # tb_plugin_expected holds the plugin's GPU-metrics traces, named `*.json`: taken by text
+    names = sorted(r["name"] for r in runs)
+    assert names == ["resnet50_num_workers_0", "resnet50_num_workers_4", "tb_plugin_expected"]
     one = client.get(f"/api/v1/runs/{runs[0]['id']}")
     assert one.status_code == 200 and one.json["workers"] == ["worker0"]
     health = client.get("/healthz")

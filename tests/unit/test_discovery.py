@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,27 @@ def test_fallback_to_any_json_only_without_profiler_folders(tmp_path: Path) -> N
     assert [f.worker for r in discover(tmp_path) for f in r.files] == ["nccl_data"]
     _touch(tmp_path / "hta/x_ascend_pt/profiler_info_0.json")
     assert [f.format for r in discover(tmp_path) for f in r.files] == ["ascend_pt"]
+
+
+def test_plain_named_traces_are_taken_by_their_text(tmp_path: Path) -> None:
+    """Beside other runs, `*.json[.gz]` files are runs when they start like a trace (what
+    `export_chrome_trace` writes, HTA's data), and other JSON is left alone."""
+    _touch(tmp_path / "named/worker0.pt.trace.json")
+    _touch(tmp_path / "npu/rank0_ascend_pt/profiler_info_0.json")
+    (tmp_path / "exported").mkdir()
+    (tmp_path / "exported/trace.json").write_text('\n {"traceEvents": [{"ph": "X"}]}')
+    with gzip.open(tmp_path / "exported/rank-1.json.gz", "wt") as f:
+        f.write('{"schemaVersion": 1, "deviceProperties": [], "traceEvents": []}')
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs/train.json").write_text('{"lr": 0.1, "schedule": "cosine"}')
+    (tmp_path / "configs/list.json").write_text('[{"traceEvents": 1}]')
+    (tmp_path / "configs/broken.json.gz").write_bytes(b"\x1f\x8b not gzip")
+    # a folder with a named trace keeps only that one, as before
+    (tmp_path / "named/export.json").write_text('{"traceEvents": []}')
+    runs = {r.name: r for r in discover(tmp_path)}
+    assert set(runs) == {"named", "npu", "exported"}
+    assert runs["exported"].workers == ["rank-1", "trace"]
+    assert runs["named"].workers == ["worker0"]
 
 
 def test_worker_folder_given_directly_and_missing_path(tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ def _shape(runs: list[Run]) -> list[tuple[str, str, list[tuple[str, str, str, st
 def _through_listing(folder: Path) -> list[Run]:
     """Discovery of the folder's files given as a listing, placed back into the folder."""
     files = [PurePosixPath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()]
-    tree = ListingTree(files, folder.name, folder.parent.name)
+    tree = ListingTree(
+        files, folder.name, folder.parent.name, lambda rel: lambda: (folder / rel).open("rb")
+    )
     return discover_tree(tree, lambda rel: folder / rel)
 
 
@@ -81,6 +83,16 @@ def test_every_real_data_folder_through_a_listing() -> None:
     assert len(folders) > 50
     for folder in folders:
         _same(folder)
+
+
+def test_a_listing_without_an_opener_takes_no_plain_named_json(tmp_path: Path) -> None:
+    _touch(tmp_path / "named/w.pt.trace.json")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain/trace.json").write_text('{"traceEvents": []}')
+    files = [PurePosixPath(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()]
+    blind = discover_tree(ListingTree(files, "root"), lambda rel: tmp_path / rel)
+    assert [r.name for r in blind] == ["named"]
+    assert [r.name for r in _through_listing(tmp_path)] == ["named", "plain"]
 
 
 def test_listing_tree_folders_are_key_prefixes() -> None:
