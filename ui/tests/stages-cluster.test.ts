@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Cluster, ClusterRank, Communication, WorkerStages } from '@/api/stages'
-import { heatCells, presentKeys, rankRows, slowestRank, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
+import { heatCells, presentKeys, rankRows, slowestRank, slowestTone, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
 import { averagedSteps, collectiveRows, commShare, commStepSeries, linkBars, linkMatrix, stepRuns } from '@/components/stages/comm'
 
 function stages(rank: number, total: number): WorkerStages {
@@ -39,6 +39,8 @@ describe('cluster rows', () => {
     expect(rows[2].gap_pct).toBe(100)
     const slow = slowestRank(cluster, rows)
     expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 200, fastest_rank: 0 })
+    expect(slowestTone(slow!)).toBe('warning') // 100 % above the mean
+    expect(slowestTone({ ...slow!, gap_pct: 0.3 })).toBe('info') // within noise: a plain fact
   })
 
   it('falls back to the step trace when there is no communication', () => {

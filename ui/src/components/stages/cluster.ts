@@ -64,6 +64,14 @@ export interface Slowest {
 }
 
 /** The server's slowest rank (by communication's step), else the longest step-trace step. */
+/** Share above the mean (%) from which the slowest rank is a warning, not a plain fact: the
+ * outlier test's 5 %; below it, a "slowest" rank is within run-to-run noise. */
+export const SLOW_RANK_WARN_PCT = 5
+
+export function slowestTone(s: Slowest): 'warning' | 'info' {
+  return s.gap_pct !== null && s.gap_pct >= SLOW_RANK_WARN_PCT ? 'warning' : 'info'
+}
+
 export function slowestRank(c: Cluster, rows: RankRow[]): Slowest | null {
   const pick = c.slowest
     ? rows.find((r) => r.rank === c.slowest!.rank)
