@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 
 def op(
     name: str,
@@ -58,3 +60,12 @@ def write_trace(path: Path, events: list[dict], **top: Any) -> Path:
     doc = {"schemaVersion": 1, **top, "traceEvents": events}
     path.write_text(json.dumps(doc, indent=1))
     return path
+
+
+def assert_same_trace(a: Any, b: Any) -> None:
+    """Two read traces hold the same strings and the same event columns (NaN equal NaN):
+    what reading a file in different ways (processes, chunk sizes, the cache) must keep."""
+    assert a.strings.to_list() == b.strings.to_list()
+    assert set(a.events) == set(b.events)
+    for col in a.events:
+        assert np.array_equal(a.events[col], b.events[col], equal_nan=True), col

@@ -13,14 +13,13 @@ import os
 from pathlib import Path
 
 import msgspec
-import numpy as np
 import pytest
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import chunked, jsonstream
 from mindinsight_profiler.formats.kineto import read_kineto
 from mindinsight_profiler.formats.kineto_decode import _Event, decode_batch
-from tests.tracegen import op
+from tests.tracegen import assert_same_trace, op
 
 
 @pytest.fixture
@@ -153,6 +152,4 @@ def test_parallel_equals_single_on_nested_events(
     one = read_kineto(path)
     monkeypatch.setenv("MINDINSIGHT_READ_PROCESSES", "4")
     four = read_kineto(path)
-    assert one.strings.to_list() == four.strings.to_list()
-    for col in one.events:
-        assert np.array_equal(one.events[col], four.events[col], equal_nan=True), col
+    assert_same_trace(one, four)

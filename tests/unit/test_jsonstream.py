@@ -11,7 +11,7 @@ import pytest
 
 from mindinsight_profiler.formats import jsonstream
 from mindinsight_profiler.formats.kineto import read_kineto
-from tests.tracegen import op
+from tests.tracegen import assert_same_trace, op
 
 
 @pytest.fixture
@@ -69,6 +69,4 @@ def test_parallel_read_is_identical(
     one = read_kineto(path)
     monkeypatch.setenv("MINDINSIGHT_READ_PROCESSES", "3")
     three = read_kineto(path)
-    assert one.strings.to_list() == three.strings.to_list()
-    for col in one.events:
-        assert np.array_equal(one.events[col], three.events[col], equal_nan=True), col
+    assert_same_trace(one, three)
