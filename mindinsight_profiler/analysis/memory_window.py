@@ -15,6 +15,7 @@ import numpy as np
 
 from mindinsight_profiler.analysis.memory_ledger import Ledger
 from mindinsight_profiler.analysis.memory_records import operator_stats
+from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.model.strings import StringTable
 
 #: Sortable columns of the events table (numbers; `operator` sorts by name).
@@ -154,9 +155,9 @@ def _operator_rank(codes: np.ndarray, strings: StringTable) -> np.ndarray:
 
 
 def _matching(codes: np.ndarray, strings: StringTable, search: str) -> np.ndarray:
-    needle = search.lower()
+    matches = name_matcher(search) or (lambda _: True)
     uniq = np.unique(codes)
-    hits = [c for c in uniq.tolist() if c >= 0 and needle in strings[c].lower()]
+    hits = [c for c in uniq.tolist() if c >= 0 and matches(strings[c])]
     return np.isin(codes, np.array(hits, dtype=codes.dtype))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from mindinsight_profiler.analysis.categories import op_type
 from mindinsight_profiler.analysis.ops import OpTree
+from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.model.trace import Trace
 
 SORTABLE = ("start_ns", "host_self_ns", "host_total_ns", "device_self_ns", "device_total_ns")
@@ -72,9 +73,9 @@ def _name_mask(table: InstanceTable, contains: str | None, types_in: list[str] |
                types_not_in: list[str] | None) -> np.ndarray | None:  # fmt: skip
     """Row mask from name/type filters, evaluated once per distinct name or type."""
     mask: np.ndarray | None = None
-    if contains:
-        needle = contains.lower()
-        hit = np.array([needle in n.lower() for n in table.names], dtype=bool)
+    matches = name_matcher(contains)
+    if matches is not None:
+        hit = np.array([matches(n) for n in table.names], dtype=bool)
         mask = hit[table.columns["name"]]
     for wanted, keep in ((types_in, True), (types_not_in, False)):
         if wanted is None:

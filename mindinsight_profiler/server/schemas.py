@@ -49,7 +49,12 @@ class PageQuery(Query):
 
     sort = fields.String(validate=validate.Length(max=64))
     order = fields.String(load_default="desc", validate=validate.OneOf(("asc", "desc")))
-    search = fields.String(validate=validate.Length(min=1, max=MAX_SEARCH))
+    search = fields.String(
+        validate=validate.Length(min=1, max=MAX_SEARCH),
+        metadata={
+            "description": 'names containing this text (any case); "in quotes": that name only'
+        },
+    )
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1))
 

@@ -172,6 +172,29 @@ def test_search_link_prefills_and_type_opens_its_calls(dashboard: Dashboard, tab
     tab.assert_clean()
 
 
+def test_calls_of_a_name_are_that_name_only(dashboard: Dashboard, tab: Tab) -> None:
+    """A name's calls link lists its calls, not those of names containing it (aten::add_)."""
+    page = tab.page
+    run = "kineto_gpu"
+    page.goto(dashboard.run_url(run, "operators", "search=aten%3A%3Aadd"))
+    root = wait_ready(tab, "operators-table")
+    names = column_texts(root, 1)
+    assert "aten::add" in names and "aten::add_" in names
+    row = root.locator(".el-table__body tr").nth(names.index("aten::add"))
+    row.locator("[data-test=show-calls]").click()
+    expect(page).to_have_url(re.compile(r"group=instance"))
+    expect(page.locator(SEARCH)).to_have_value('"aten::add"')
+    calls = api(dashboard, run, "operators", group_by="instance", search='"aten::add"')
+    root = page.locator("[data-test=operators-table]")
+    expect(root.locator("[data-test=table-total]")).to_have_attribute(
+        "data-total", str(calls["total"])
+    )
+    page.wait_for_selector("[data-state=ready]")
+    assert set(column_texts(root, header_index(root, "Name"))) == {"aten::add"}
+    tab.shot(f"operators-calls-of-a-name-{run}")
+    tab.assert_clean()
+
+
 @pytest.mark.parametrize("run", ["kineto_gpu", "ascend"])
 def test_kernels_table_and_pie(dashboard: Dashboard, tab: Tab, run: str) -> None:
     page = tab.page

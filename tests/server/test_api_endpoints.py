@@ -146,6 +146,20 @@ def test_groupings_and_instances_equal_the_cli(api: Api) -> None:
     assert len(conv["rows"]) == 5 and all(r["name"] == "aten::conv2d" for r in conv["rows"])
 
 
+def test_a_quoted_search_is_one_exact_name(api: Api) -> None:
+    """`aten::add` is also part of `aten::add_`: plain text finds both, quotes only it."""
+    by_name = {r["name"]: r for r in api.cli["kineto", "worker0"]["operators"]}
+    assert {"aten::add", "aten::add_"} <= set(by_name)
+    part = _all_rows(api, "kineto", "operators", group_by="instance", search="ATEN::ADD")
+    assert {"aten::add", "aten::add_"} <= {r["name"] for r in part}
+    exact = _all_rows(api, "kineto", "operators", group_by="instance", search='"aten::add"')
+    assert {r["name"] for r in exact} == {"aten::add"}
+    assert len(exact) == by_name["aten::add"]["calls"]
+    named = api.get("kineto", "operators", search='"aten::add"', limit=100)["rows"]
+    assert [r["name"] for r in named] == ["aten::add"]
+    assert api.get("kineto", "operators", search='"ATEN::ADD"')["total"] == 0  # exact: case too
+
+
 def test_cluster_diff_and_advice_equal_the_cli(api: Api) -> None:
     reports = [api.cli["ascend", w] for w in WORKERS["ascend"]]
     cluster = api.get("ascend", "cluster")

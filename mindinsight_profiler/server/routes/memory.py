@@ -25,6 +25,7 @@ from mindinsight_profiler.analysis.memory_window import (
     window_allocations,
     window_summary,
 )
+from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
@@ -156,8 +157,8 @@ def memory_operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     origin = access.origin_ns(target)
     t0, t1 = _window(p, ledger, origin)
     rows = operators_window(ledger, t0, t1, access.trace(target).strings)
-    needle = (p.get("search") or "").lower()
-    total_bytes = sum(r["allocated_bytes"] for r in rows if needle in r["name"].lower())
+    matches = name_matcher(p.get("search")) or (lambda _: True)
+    total_bytes = sum(r["allocated_bytes"] for r in rows if matches(r["name"]))
     return {**out, **page_rows(rows, p, "allocated_bytes"), "reason": None,
             "pairing": ledger.pairing, "total_bytes": total_bytes,
             "window_ns": [t0 - origin, t1 - origin]}  # fmt: skip

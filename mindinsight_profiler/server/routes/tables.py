@@ -24,6 +24,7 @@ from mindinsight_profiler.analysis.op_query import (
 from mindinsight_profiler.analysis.op_types import OPERATORS_TABLE, op_type_table
 from mindinsight_profiler.analysis.ops import op_tree
 from mindinsight_profiler.analysis.report import grouped_tables
+from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
@@ -64,16 +65,16 @@ def _numeric(rows: list[dict[str, Any]]) -> set[str]:
 def page_rows(
     rows: list[dict[str, Any]], p: dict[str, Any], default_sort: str, key: str = "name"
 ) -> dict[str, Any]:
-    """Filter by `search` (in `key`, any case), sort by a numeric column or by `key` (as
-    text, any case), then one page."""
+    """Filter by `search` (in `key`: a part in any case, or a "quoted" exact name), sort by
+    a numeric column or by `key` (as text, any case), then one page."""
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
     sort = p.get("sort") or default_sort
     numeric = _numeric(rows)
     if rows and sort not in numeric | {key}:
         raise _bad("sort", f"must be one of {', '.join(sorted(numeric | {key}))}")
-    if p.get("search"):
-        needle = p["search"].lower()
-        rows = [r for r in rows if needle in str(r.get(key, "")).lower()]
+    matches = name_matcher(p.get("search"))
+    if matches is not None:
+        rows = [r for r in rows if matches(str(r.get(key, "")))]
 
     def value(r: dict[str, Any]) -> float:
         v = r.get(sort)

@@ -29,7 +29,7 @@ const en = {
     blocksPerSm: 'Blocks per streaming multiprocessor, time-weighted over the calls (below 1: some SMs idle).',
     occupancy: 'Estimated achieved occupancy: active warps per SM over the maximum, time-weighted.',
   },
-  search: 'Search by kernel name',
+  search: 'Search by kernel name ("name": exactly)',
   totalTime: 'total time',
   showOperator: 'Operators named like this',
   empty: {
@@ -70,7 +70,7 @@ const zh: typeof en = {
     blocksPerSm: '每个 SM 上的块数，按各次调用的时间加权（小于 1 表示部分 SM 空闲）。',
     occupancy: '估计实际占用率：每个 SM 活跃的 warp 数与最大值之比，按时间加权。',
   },
-  search: '按内核名称搜索',
+  search: '按内核名称搜索（加引号：精确匹配）',
   totalTime: '总时间',
   showOperator: '名称相近的算子',
   empty: {

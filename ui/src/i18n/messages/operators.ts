@@ -58,7 +58,7 @@ const en = {
   },
   table: {
     rows: '{n} rows',
-    search: 'Search by name',
+    search: 'Search by name ("name": exactly)',
     searchType: 'Search by type',
     topN: 'Slices of the pie',
     top: 'Top {n}',
@@ -130,7 +130,7 @@ const zh: typeof en = {
   },
   table: {
     rows: '共 {n} 行',
-    search: '按名称搜索',
+    search: '按名称搜索（加引号：精确匹配）',
     searchType: '按类型搜索',
     topN: '饼图切片数',
     top: '前 {n}',
