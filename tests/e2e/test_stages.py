@@ -203,6 +203,19 @@ def test_communication_of_ascend_and_none_for_kineto(dashboard: Dashboard, tab: 
     tab.shot("communication-ascend")
     tab.assert_clean()
 
+    # the advisor's slow-link evidence names `src-dst transport`: that link comes first, marked
+    last = comm["links"][-1]
+    key = f"{last['link']} {last['transport']}"
+    page = open_page(tab, dashboard, "ascend", "communication",
+                     "worker=rank1&link=" + urllib.parse.quote(key))  # fmt: skip
+    first = page.locator("[data-test=links-table] .el-table__body tr").first
+    first.wait_for()
+    assert "focus-row" in (first.get_attribute("class") or "")
+    assert first.locator("td").first.inner_text().strip() == last["link"]
+    assert page.locator("[data-test=links-table] .focus-row").count() == 1
+    tab.shot("communication-ascend-focused-link")
+    tab.assert_clean()
+
     assert api(dashboard, "kineto_gpu", "communication")["data"] is None
     page = open_page(tab, dashboard, "kineto_gpu", "communication")
     page.locator("[data-test=page-communication] [data-state=empty]").wait_for()

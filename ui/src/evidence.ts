@@ -42,6 +42,8 @@ export function evidenceRoute(
     query.rank = String(ev.rank)
   } else if (page === 'data-pipeline' && ev.name) {
     query.focus = ev.name
+  } else if (page === 'communication' && ev.name) {
+    query.link = ev.name // `src-dst transport`: the page lists that link first, marked
   }
   return { name: page, params: { run: runId }, query }
 }

@@ -23,6 +23,11 @@ describe('evidenceRoute', () => {
     }
   })
 
+  it('names the slow link on the communication page', () => {
+    expect(evidenceRoute({ kind: 'metric', label: 'l', page: 'communication', name: '0-1 HCCS', rank: 0 }, 'r', carry))
+      .toEqual({ name: 'communication', params: { run: 'r' }, query: { worker: 'rank1', link: '0-1 HCCS' } })
+  })
+
   it('chooses the step on the step trace and the rank on the cluster page', () => {
     expect(evidenceRoute({ kind: 'step', label: 's', page: 'step_trace', step: '7' }, 'r', carry))
       .toMatchObject({ name: 'step-trace', query: { step: '7', worker: 'rank1' } })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Cluster, ClusterRank, Communication, WorkerStages } from '@/api/stages'
 import { heatCells, presentKeys, rankRows, slowestRank, slowestTone, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
-import { averagedSteps, collectiveRows, commShare, commStepSeries, linkBars, linkMatrix, stepRuns } from '@/components/stages/comm'
+import { averagedSteps, collectiveRows, commShare, commStepSeries, focusFirst, linkBars, linkKey, linkMatrix, stepRuns } from '@/components/stages/comm'
 
 function stages(rank: number, total: number): WorkerStages {
   return {
@@ -102,6 +102,13 @@ describe('communication', () => {
     const six = ['1', '2', '3', '4', '5', '6'].map((step) => ({ ...row, step }))
     expect(averagedSteps({ ...kernels, steps: six, average_steps: ['2', '3', '4', '5'] }))
       .toEqual({ n: 4, total: 6, steps: '2–5' })
+  })
+
+  it('lists the link the advisor names first', () => {
+    const keys = (ls: typeof kernels.links) => ls.map(linkKey)
+    expect(keys(focusFirst(kernels.links, '0-1 HCCS'))).toEqual(['0-1 HCCS', '0-0 LOCAL'])
+    expect(keys(focusFirst(kernels.links, '9-9 RDMA'))).toEqual(['0-0 LOCAL', '0-1 HCCS'])
+    expect(keys(focusFirst(kernels.links, ''))).toEqual(['0-0 LOCAL', '0-1 HCCS'])
   })
 
   it('gives each collective its mean, max and bandwidth', () => {

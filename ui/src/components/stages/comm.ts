@@ -139,3 +139,14 @@ export function averagedSteps(c: Communication): { n: number; total: number; ste
   if (covered.length === c.steps.length) return null
   return { n: covered.length, total: c.steps.length, steps: stepRuns(covered) }
 }
+
+/** A link as the advisor's evidence names it: `src-dst transport`. */
+export function linkKey(l: Link): string {
+  return `${l.link} ${l.transport}`
+}
+
+/** The links with the one named `focus` (a `linkKey`) first; the order is kept otherwise. */
+export function focusFirst(links: Link[], focus: string): Link[] {
+  const at = focus ? links.findIndex((l) => linkKey(l) === focus) : -1
+  return at < 0 ? links : [links[at], ...links.slice(0, at), ...links.slice(at + 1)]
+}
