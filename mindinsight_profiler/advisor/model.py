@@ -12,7 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 #: Bump when the advice document gains or changes fields (stored advice is rebuilt).
-ADVICE_VERSION = 2
+ADVICE_VERSION = 3
 
 Category = Literal[
     "data_pipeline",
@@ -77,8 +77,9 @@ class Evidence(msgspec.Struct, omit_defaults=True):
     """
 
     kind: Literal[
-        "step", "operator", "kernel", "rank", "time_range", "queue", "pipeline_op", "metric"
-    ]
+        "step", "operator", "operator_type", "kernel", "rank", "time_range", "queue",
+        "pipeline_op", "metric",
+    ]  # fmt: skip
     label: str
     page: str
     label_zh: str | None = None  # the label in Chinese (advisor/labels.py)

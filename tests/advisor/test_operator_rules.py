@@ -26,7 +26,7 @@ def test_matmul_dominates_the_mindspore_run(advisor_ws: Path) -> None:
     assert f.facts["operator.top_type_share"] == pytest.approx(0.8947, abs=1e-4)
     assert f.severity == "low" and "MatMul" in f.title.en
     [ev] = f.evidence
-    assert (ev.kind, ev.page, ev.name) == ("operator", "operators", "MatMul")
+    assert (ev.kind, ev.page, ev.name) == ("operator_type", "operators", "MatMul")
     assert ev.value == pytest.approx(20657.74, abs=0.01)
 
 

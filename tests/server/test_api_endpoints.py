@@ -160,6 +160,25 @@ def test_a_quoted_search_is_one_exact_name(api: Api) -> None:
     assert api.get("kineto", "operators", search='"ATEN::ADD"')["total"] == 0  # exact: case too
 
 
+def test_operator_evidence_lands_on_rows(api: Api) -> None:
+    """The dashboard opens `operator` evidence as a "quoted" name search and `operator_type`
+    evidence in the by-type view: every name the advisor cites must be a row there."""
+    cited: set[str] = set()
+    for key in RUNS:
+        for finding in api.get(key, "advice")["advice"]["findings"]:
+            for ev in finding["evidence"]:
+                if ev.get("page") != "operators" or not ev.get("name"):
+                    continue
+                if ev["kind"] == "operator_type":
+                    rows = api.get(key, "operators", group_by="type", search=ev["name"])["rows"]
+                    assert ev["name"] in [r["type"] for r in rows], (key, finding["id"], ev)
+                else:
+                    found = api.get(key, "operators", search=f'"{ev["name"]}"')
+                    assert found["total"] == 1, (key, finding["id"], ev["name"])
+                cited.add(ev["kind"])
+    assert cited == {"operator", "operator_type"}
+
+
 def test_cluster_diff_and_advice_equal_the_cli(api: Api) -> None:
     reports = [api.cli["ascend", w] for w in WORKERS["ascend"]]
     cluster = api.get("ascend", "cluster")

@@ -34,6 +34,11 @@ export function evidenceRoute(
     const pad = Math.max(Math.round((b - a) * 0.05), 1000)
     query.t0 = String(Math.max(0, Math.floor(a - pad)))
     query.t1 = String(Math.ceil(b + pad))
+  } else if (page === 'operators' && ev.kind === 'operator_type' && ev.name) {
+    query.group = 'type' // a type: its row in the by-type view
+    query.search = ev.name
+  } else if (page === 'operators' && ev.kind === 'operator' && ev.name) {
+    query.search = `"${ev.name}"` // one operator's name: that name only (not aten::add_ for aten::add)
   } else if ((page === 'operators' || page === 'kernels' || page === 'modules') && ev.name) {
     query.search = ev.name
   } else if (page === 'step-trace' && ev.step !== undefined) {

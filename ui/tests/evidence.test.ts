@@ -15,12 +15,21 @@ describe('evidenceRoute', () => {
     })
   })
 
-  it('searches the operator, kernel or module it names', () => {
-    for (const page of ['operators', 'kernels', 'modules']) {
-      expect(evidenceRoute({ kind: 'operator', label: 'x', page, name: 'aten::mm' }, 'r')).toEqual({
+  it('searches the kernel or module it names', () => {
+    for (const page of ['kernels', 'modules']) {
+      expect(evidenceRoute({ kind: 'kernel', label: 'x', page, name: 'aten::mm' }, 'r')).toEqual({
         name: page, params: { run: 'r' }, query: { search: 'aten::mm' },
       })
     }
+  })
+
+  it('opens an operator by its exact name, and an operator type in the type view', () => {
+    expect(evidenceRoute({ kind: 'operator', label: 'x', page: 'operators', name: 'aten::add' }, 'r')).toEqual({
+      name: 'operators', params: { run: 'r' }, query: { search: '"aten::add"' },
+    })
+    expect(evidenceRoute({ kind: 'operator_type', label: 'x', page: 'operators', name: 'MatMul' }, 'r')).toEqual({
+      name: 'operators', params: { run: 'r' }, query: { group: 'type', search: 'MatMul' },
+    })
   })
 
   it('names the slow link on the communication page', () => {

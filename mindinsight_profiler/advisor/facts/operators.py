@@ -67,7 +67,7 @@ def _top_type(ctx: Context) -> dict[str, Any]:
 def top_type_share(ctx: Context) -> Observed:
     top = _top_type(ctx)
     evidence = Evidence(
-        kind="operator",
+        kind="operator_type",  # a type, not an operator's name: the page opens its type view
         **label("op_type_share", type=top["type"], pct=top["percent"]),
         page="operators",
         value=float(top["total_us"]),

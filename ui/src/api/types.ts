@@ -57,7 +57,7 @@ export interface Page<Row> extends Where {
 export type Severity = 'high' | 'medium' | 'low'
 
 export interface Evidence {
-  kind: 'step' | 'operator' | 'kernel' | 'rank' | 'time_range' | 'queue' | 'pipeline_op' | 'metric'
+  kind: 'step' | 'operator' | 'operator_type' | 'kernel' | 'rank' | 'time_range' | 'queue' | 'pipeline_op' | 'metric'
   label: string
   /** The label in Chinese, when the advisor has it. */
   label_zh?: string
