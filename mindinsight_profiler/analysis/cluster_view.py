@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis.cluster import cluster_summary
+from mindinsight_profiler.analysis.cluster_stages import worker_stages
+
 #: Modified z-score above which a rank is an outlier (Iglewicz & Hoaglin).
 Z_LIMIT = 3.5
 #: ... and by at least this share of the median.
@@ -105,3 +108,18 @@ def cluster_outliers(
     """Outliers of both views of the ranks, the largest departure from the median first."""
     found = outlier_ranks(ranks, list(COMM_KEYS)) + outlier_ranks(stages, list(STAGE_KEYS))
     return sorted(found, key=lambda o: -abs(o["over_median_pct"] or 0.0))
+
+
+def cluster_view(run: str, workers: list[str], ranks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cluster answer over each rank's `rank_summary` (full reports give the same): the
+    API's `/cluster` and `mindinsight cluster --format json` are this."""
+    summary = cluster_summary(ranks)
+    stages = worker_stages(ranks)
+    return {
+        "run": run,
+        "workers": workers,
+        **summary,
+        "stages": stages,
+        "outliers": cluster_outliers(summary["ranks"], stages),
+        "comm_matrix": comm_matrix(ranks),
+    }

@@ -1,9 +1,10 @@
 """`mindinsight cluster PATH`: every rank of a run analysed in parallel, compared side by side.
 
 Ranks run on a local process pool (`--jobs N`) or a Dask cluster (`--scheduler ADDR`); only
-per-rank summaries come back (see `mindinsight_profiler.scale`). The JSON has the shape of
-the API's cluster view plus the summaries themselves. When some ranks fail, the others are
-still printed, each failure names its file on stderr, and the exit status is 2.
+per-rank summaries come back (see `mindinsight_profiler.scale`). The JSON is the API's
+cluster view (`analysis.cluster_view`) plus the summaries themselves. When some ranks fail,
+the others are still printed, each failure names its file on stderr, and the exit status
+is 2.
 """
 
 from __future__ import annotations
@@ -39,21 +40,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     bar.add_argument("--no-progress", dest="progress", action="store_false")
 
 
-def cluster_view(
+def cluster_answer(
     name: str, summaries: list[dict[str, Any]], failed: list[dict[str, str]]
 ) -> dict[str, Any]:
     """The API's cluster view over summaries, with the summaries and the failed ranks."""
-    from mindinsight_profiler.analysis.cluster import cluster_summary
-    from mindinsight_profiler.analysis.cluster_stages import worker_stages
+    from mindinsight_profiler.analysis.cluster_view import cluster_view
 
-    return {
-        "run": name,
-        "workers": [s["worker"] for s in summaries],
-        **cluster_summary(summaries),
-        "stages": worker_stages(summaries),
-        "summaries": summaries,
-        "failed": failed,
-    }
+    workers = [s["worker"] for s in summaries]
+    return {**cluster_view(name, workers, summaries), "summaries": summaries, "failed": failed}
 
 
 def _ms(us: float | None) -> str:
@@ -122,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
-    view = cluster_view(target.name, summaries, failed)
+    view = cluster_answer(target.name, summaries, failed)
     if args.format == "json":
         json.dump(view, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")

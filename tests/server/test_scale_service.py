@@ -42,7 +42,7 @@ def _check_served(server: Server) -> None:
                    "--workspace", server.workspace)  # fmt: skip
     assert done.returncode == 0, done.stderr
     cli = json.loads(done.stdout)
-    for key in ("workers", "ranks", "slowest", "collectives", "stages"):
+    for key in ("workers", "ranks", "slowest", "collectives", "stages", "outliers", "comm_matrix"):
         assert served[key] == cli[key], key
     assert [r["rank"] for r in served["ranks"]] == list(range(RANKS))
 

@@ -14,9 +14,7 @@ import msgspec
 from flask import Blueprint
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK
-from mindinsight_profiler.analysis.cluster import cluster_summary
-from mindinsight_profiler.analysis.cluster_stages import worker_stages
-from mindinsight_profiler.analysis.cluster_view import cluster_outliers, comm_matrix
+from mindinsight_profiler.analysis.cluster_view import cluster_view
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.fpbp_points import has_point_operator
 from mindinsight_profiler.analysis.minddata_steps import queue_steps
@@ -164,17 +162,7 @@ def cluster(run: str, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cluster_view(entry: RunEntry, ranks: list[dict[str, Any]]) -> dict[str, Any]:
-    """The cluster answer from each rank's `rank_summary` (full reports give the same)."""
-    summary = cluster_summary(ranks)
-    stages = worker_stages(ranks)
-    return {
-        "run": entry.id,
-        "workers": entry.run.workers,
-        **summary,
-        "stages": stages,
-        "outliers": cluster_outliers(summary["ranks"], stages),
-        "comm_matrix": comm_matrix(ranks),
-    }
+    return cluster_view(entry.id, entry.run.workers, ranks)
 
 
 @endpoint(bp, "/runs/<run>/diff", schemas.DiffQuery, schemas.Diff)
