@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -22,14 +23,23 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to a temporary file in the same folder, then rename it over `path`."""
+def _write_atomic(path: Path, write: Callable[[IO[str]], object]) -> None:
+    """`write` into a temporary file in the same folder, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(data, f, separators=(",", ":"), default=json_default)
+            write(f)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    _write_atomic(path, lambda f: f.write(text))
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """JSON, streamed into the temporary file (a report is not built as one string first)."""
+    _write_atomic(path, lambda f: json.dump(data, f, separators=(",", ":"), default=json_default))

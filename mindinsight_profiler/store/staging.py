@@ -27,6 +27,7 @@ from mindinsight_profiler.formats.discovery import Run, discover
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.sources import Member, RemoteInput, parse_location
 from mindinsight_profiler.store import remote
+from mindinsight_profiler.store.atomic import write_text_atomic
 from mindinsight_profiler.store.cache import Workspace
 
 #: Temporary files older than this (seconds) are left-overs of a killed download.
@@ -48,18 +49,6 @@ def _current(stage: Path, m: Member) -> bool:
         return recorded == f"{m.size}|{m.version}" and m.local.stat().st_size == m.size
     except OSError:
         return False
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _open(fs: Any, rpath: str) -> Any:
@@ -147,7 +136,7 @@ def stage(r: RemoteInput, progress: ProgressFn | None = None) -> Path:
             total, done = sum(m.size for m in stale), 0
             for m in stale:
                 _download(m, progress, done, total)
-                _write_text_atomic(_record_path(r.stage_dir, m), f"{m.size}|{m.version}")
+                write_text_atomic(_record_path(r.stage_dir, m), f"{m.size}|{m.version}")
                 done += m.size
             _prune(r)
             if all(m.local != r.local for m in r.members):
