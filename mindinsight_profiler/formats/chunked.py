@@ -62,7 +62,7 @@ def process_count(path: Path) -> int:
         return max(1, int(forced))
     size = path.stat().st_size
     with open(path, "rb") as f:
-        if f.read(2) == b"\x1f\x8b":
+        if f.read(2) == jsonstream.GZIP_MAGIC:
             size *= GZIP_EXPANSION_GUESS
     if size < PARALLEL_MIN_BYTES:
         return 1

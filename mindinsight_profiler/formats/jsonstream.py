@@ -36,7 +36,8 @@ MAX_EVENT_BYTES = 256 << 20
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 # After an event's closing brace: a comma, the next event's brace and its first key's quote.
 _AFTER_BRACE = re.compile(rb"\s*,\s*\{\s*\"")
-_GZIP_MAGIC = b"\x1f\x8b"
+#: The first two bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 
 ProgressFn = Callable[[int, int], None]
@@ -109,7 +110,7 @@ def iter_blocks(path: Path, progress: ProgressFn | None = None) -> Iterator[byte
         magic = raw.read(2)
         raw.seek(0)
         counter = _CountingReader(raw)
-        reader = _gzip_reader(counter) if magic == _GZIP_MAGIC else counter
+        reader = _gzip_reader(counter) if magic == GZIP_MAGIC else counter
         while True:
             try:
                 block = reader.read(BLOCK_BYTES)

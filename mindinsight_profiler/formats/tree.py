@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Protocol
 
+from mindinsight_profiler.formats.jsonstream import GZIP_MAGIC
+
 #: The root of a tree, as a relative path.
 ROOT = PurePosixPath(".")
 
@@ -54,14 +56,17 @@ Opener = Callable[[], BinaryIO]
 
 
 def read_head(open_file: Opener, size: int) -> bytes | None:
-    """Up to `size` bytes of a file's text, gzip undone; None when it cannot be read."""
+    """Up to `size` bytes of a file's text, gzip undone; None when it cannot be read.
+
+    The file is opened once (an object in storage: one request)."""
     try:
         with open_file() as f:
-            raw = f.read(size)
-            if raw[:2] != b"\x1f\x8b":
-                return raw
-        with open_file() as f, gzip.GzipFile(fileobj=f) as z:
-            return z.read(size)
+            magic = f.read(2)
+            f.seek(0)
+            if magic != GZIP_MAGIC:
+                return f.read(size)
+            with gzip.GzipFile(fileobj=f) as z:
+                return z.read(size)
     except (OSError, EOFError, zlib.error):
         return None
 

@@ -266,3 +266,27 @@ def test_server_with_an_s3_base_serves_what_a_local_base_serves(s3: S3, tmp_path
     finally:
         remote.stop()
         s3.fs.put_file(str(next((s3.base / "kineto/resnet50").glob("*1623143089861*"))), key)
+
+
+def test_plain_named_traces_are_found_by_their_text_in_s3(s3: S3, tmp_path: Path) -> None:
+    """Beside a named trace, `*.json[.gz]` objects that start like a trace are runs (the
+    start of each is read, gzip undone), as in a local folder; other JSON is left alone."""
+    import gzip
+
+    from mindinsight_profiler.formats.discovery import discover
+    from mindinsight_profiler.store.remote import discover_remote
+
+    local = tmp_path / "sniff"
+    (local / "named").mkdir(parents=True)
+    (local / "named/w.pt.trace.json").write_text('{"traceEvents": []}')
+    (local / "plain").mkdir()
+    (local / "plain/trace.json").write_text('{"traceEvents": [{"ph": "X"}]}')
+    with gzip.open(local / "plain/rank-1.json.gz", "wt") as f:
+        f.write('{"schemaVersion": 1, "traceEvents": []}')
+    (local / "configs").mkdir()
+    (local / "configs/train.json").write_text('{"lr": 0.1}')
+    s3.upload(local, "sniff")
+    found = discover_remote(f"s3://{BUCKET}/sniff", tmp_path / "ws")
+    shape = [(r.name, r.workers) for r in found]
+    assert shape == [("named", ["w"]), ("plain", ["rank-1", "trace"])]
+    assert shape == [(r.name, r.workers) for r in discover(local)]
