@@ -19,11 +19,12 @@ arguments, e.g. `{"endpoint_url": "http://127.0.0.1:9000"}` for an S3-compatible
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -118,51 +119,55 @@ def _local(stage: Path, fs_path: str) -> Path | None:
     return stage.joinpath("data", *parts)
 
 
-def staged_path(url: str, workspace_root: Path) -> Path:
-    """The local path a URL's objects are staged under (the server's base for safety checks)."""
-    local = _local(stage_dir(workspace_root, url), filesystem(url)[1])
+def _staged(stage: Path, path: str, url: str) -> Path:
+    local = _local(stage, path)
     if local is None:
         raise InputError(url, "this path cannot be staged locally (empty, '.' or '..' parts)")
     return local
+
+
+def staged_path(url: str, workspace_root: Path) -> Path:
+    """The local path a URL's objects are staged under (the server's base for safety checks)."""
+    return _staged(stage_dir(workspace_root, url), filesystem(url)[1], url)
 
 
 def _version(info: dict[str, Any]) -> str:
     return "|".join(f"{k}={info[k]}" for k in _VERSION_KEYS if info.get(k) not in (None, ""))
 
 
-def _list(url: str) -> tuple[Any, str, dict[str, dict[str, Any]], bool]:
-    """(fs, path, {object path: info}, whether the URL is one object): a fresh listing."""
-    fs, path = filesystem(url)
+@contextlib.contextmanager
+def _asking(url: str, doing: str) -> Iterator[None]:
+    """Storage errors of the requests inside, as one-line InputErrors naming the URL."""
     try:
-        fs.invalidate_cache()
-        info = fs.info(path)
-        if info.get("type") == "file":
-            return fs, path, {path: info}, True
-        found = fs.find(path, detail=True)
+        yield
     except FileNotFoundError:
         raise InputError(url, "not found (no such bucket, prefix or object)") from None
     except PermissionError as exc:
         raise InputError(url, f"access denied, check the credentials: {_one_line(exc)}") from None
     except Exception as exc:  # each backend has its own errors; one line names the URL
-        raise InputError(url, f"cannot list: {_one_line(exc)}") from None
+        raise InputError(url, f"cannot {doing}: {_one_line(exc)}") from None
+
+
+def _list(fs: Any, path: str, url: str) -> tuple[dict[str, dict[str, Any]], bool]:
+    """({object path: info}, whether the URL is one object): a fresh listing."""
+    with _asking(url, "list"):
+        fs.invalidate_cache()
+        info = fs.info(path)
+        if info.get("type") == "file":
+            return {path: info}, True
+        found = fs.find(path, detail=True)
     prefix = path + "/"
     files = {name: i for name, i in found.items()
              if name.startswith(prefix) and i.get("type", "file") == "file"}  # fmt: skip
-    return fs, path, files, False
+    return files, False
 
 
 def check_location(url: str) -> None:
     """Raise a one-line InputError unless the URL is a readable prefix (a folder)."""
     fs, path = filesystem(url)
-    try:
+    with _asking(url, "read"):
         fs.invalidate_cache()
         info = fs.info(path)
-    except FileNotFoundError:
-        raise InputError(url, "not found (no such bucket, prefix or object)") from None
-    except PermissionError as exc:
-        raise InputError(url, f"access denied, check the credentials: {_one_line(exc)}") from None
-    except Exception as exc:
-        raise InputError(url, f"cannot read: {_one_line(exc)}") from None
     if info.get("type") == "file":
         raise InputError(url, "an object, not a prefix: give the folder of runs")
 
@@ -189,8 +194,8 @@ def discover_remote(url: str, workspace_root: Path) -> list[Run]:
         runs = discover_remote(url.rstrip("/").rsplit("/", 1)[0], workspace_root)
         return [Run(name, r.path / name, r.files) for r in runs]
     stage = stage_dir(workspace_root, url)
-    fs, path, found, single = _list(url)
-    base = staged_path(url, workspace_root)
+    found, single = _list(fs, path, url)
+    base = _staged(stage, path, url)
     members = {}
     for obj, info in found.items():
         member = _member(fs, stage, obj, info)
