@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
@@ -36,25 +37,23 @@ def _variant(fmt: str, worker: str) -> str:
     return f"{base}|fp={points[0]}|bp={points[1]}" if any(points) else base
 
 
-def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) -> Trace:
-    """Read a local input, or stage a remote one and read that (errors name its URL)."""
+def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) -> tuple[Trace, Path]:
+    """(trace, the local path it was read from): a local input, or a remote one staged
+    first (with its probe file) and read there; errors name the URL."""
     if not isinstance(source, RemoteInput):
-        return read_trace(source, fmt, worker, progress)
+        return read_trace(source, fmt, worker, progress), source
     from mindinsight_profiler.store.staging import stage
 
     try:
-        return read_trace(stage(source, progress), fmt, worker, progress)
+        local = stage(source, progress)
+        return read_trace(local, fmt, worker, progress), local
     except InputError as exc:
         raise InputError(source.url_of(exc.path), exc.problem) from None
 
 
-def _report(trace: Trace, source: Source, worker: str) -> dict[str, Any]:
-    """The report, with the Profiler's DataLoader probe file of this worker when present."""
-    if isinstance(source, RemoteInput):  # staged with its probe file (current: no download)
-        from mindinsight_profiler.store.staging import stage
-
-        source = stage(source)
-    path = source
+def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
+    """The report, with the Profiler's DataLoader probe file of this worker when present
+    (beside the local trace file `path`)."""
     probe_file = path.parent / f"{worker}.dataloader_probe.json"
     probe = None
     if path.is_file() and probe_file.is_file():
@@ -87,11 +86,12 @@ def analyse_file(
 ) -> tuple[dict[str, Any], bool]:
     """(report, served_from_cache) for one worker's input (a trace file or a folder)."""
 
-    def read() -> Trace:
-        return _read(path, fmt, worker, progress)
+    def read() -> tuple[Trace, dict[str, Any]]:
+        trace, local = _read(path, fmt, worker, progress)
+        return trace, _report(trace, local, worker)
 
     if workspace is None:
-        return _report(read(), path, worker), False
+        return read()[1], False
     entry = workspace.entry(path, _variant(fmt, worker))
     report = _cached_report(entry)
     if report is not None:
@@ -101,12 +101,11 @@ def analyse_file(
             report = _cached_report(entry)  # built by another process while we waited
             if report is not None:
                 return report, True
-            trace = read()
-            report = _report(trace, path, worker)
+            trace, report = read()
             _save(entry, trace, report)
     except OSError as exc:  # unwritable workspace: analyse without caching
         log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
-        report = _report(read(), path, worker)
+        report = read()[1]
     return report, False
 
 
@@ -118,8 +117,8 @@ def load_trace(
     worker: str = "",
 ) -> Trace:
     """The model of one worker's input, memory-mapped from the cache when possible."""
-    if workspace is not None:
-        entry = workspace.entry(path, _variant(fmt, worker))
+    entry = workspace.entry(path, _variant(fmt, worker)) if workspace is not None else None
+    if entry is not None:
         try:
             trace = entry.load_trace()
             if trace is not None:
@@ -127,9 +126,9 @@ def load_trace(
         except CacheError as exc:
             log.warning("rebuilding cache: %s", exc)
             entry.discard()
-    trace = _read(path, fmt, worker, progress)
-    if workspace is not None:
-        _save(workspace.entry(path, _variant(fmt, worker)), trace, _report(trace, path, worker))
+    trace, local = _read(path, fmt, worker, progress)
+    if entry is not None:
+        _save(entry, trace, _report(trace, local, worker))
     return trace
 
 
@@ -150,10 +149,12 @@ def load_timeline(
         return trace, timeline_index(trace)
     index = timeline_index(trace)
     if workspace is not None:
+        from mindinsight_profiler.store.staging import local_path  # staged already: no download
+
         entry = workspace.entry(path, _variant(fmt, worker))
         try:
             with workspace.lock(entry):
-                report = _cached_report(entry) or _report(trace, path, worker)
+                report = _cached_report(entry) or _report(trace, local_path(path), worker)
                 _save(entry, trace, report)
         except OSError as exc:
             log.warning(
