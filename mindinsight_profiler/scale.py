@@ -45,6 +45,8 @@ from mindinsight_profiler.store.cache import Workspace
 
 log = logging.getLogger(__name__)
 
+#: What a `--scheduler` without Dask installed says.
+NEEDS_DASK = "needs Dask: pip install 'mindinsight_profiler[dask]'"
 #: Seconds to wait for a Dask scheduler to answer before giving up with a clear error.
 CONNECT_TIMEOUT_S = 20
 
@@ -102,15 +104,21 @@ def single_reader(shared: bool) -> None:
         os.environ.setdefault(READ_PROCESSES_ENV, "1")
 
 
+def shares_cores(jobs: int, scheduler: str | None) -> bool:
+    """Whether several inputs are analysed at once (a pool of more than one, or Dask): then
+    each reads with one process (`single_reader`)."""
+    return bool(scheduler) or jobs > 1
+
+
 def on_worker(shared: bool, fn: Callable[..., Any], *args: Any) -> Any:
     """Run `fn(*args)` in a pool process or on a Dask worker, after `single_reader`."""
     single_reader(shared)
     return fn(*args)
 
 
-def input_name(file: TraceFile) -> str:
-    """How a rank's input is named in errors: its URL when remote, else its path."""
-    return file.remote.url if file.remote is not None else str(file.path)
+def source_name(source: Source) -> str:
+    """How an input is named in errors: its URL when remote, else its path."""
+    return str(source) if isinstance(source, Path) else source.url
 
 
 def summarise_file(
@@ -130,7 +138,7 @@ def summarise_file(
     except InputError as exc:
         return {"error": str(exc)}
     except Exception as exc:  # one rank's bug must not lose the others; the reason goes back
-        name = source if isinstance(source, Path) else source.url
+        name = source_name(source)
         log.exception("analysis of %s crashed", name)
         return {"error": f"{name}: internal error: {type(exc).__name__}: {exc}"}
 
@@ -146,9 +154,7 @@ def dask_executor(address: str) -> Iterator[Executor]:
     try:
         from distributed import Client
     except ImportError:
-        raise InputError(
-            "--scheduler", "needs Dask: pip install 'mindinsight_profiler[dask]'"
-        ) from None
+        raise InputError("--scheduler", NEEDS_DASK) from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -202,7 +208,7 @@ def summarise_run(
         raise InputError("--jobs", "must be at least 1")
     root = _workspace_root(workspace)
     jobs = jobs or default_jobs(len(files))
-    shared = bool(scheduler) or jobs > 1
+    shared = shares_cores(jobs, scheduler)
     results: dict[int, dict[str, Any]] = {}
     failures: dict[int, RankFailure] = {}
     with _executor(jobs, scheduler) as executor:
@@ -218,11 +224,11 @@ def summarise_run(
                 outcome = future.result()
             except Exception as exc:  # the process running it died (OOM killer, lost worker)
                 died = f"analysis process died: {type(exc).__name__}: {exc}"
-                outcome = {"error": f"{input_name(f)}: {died}"}
+                outcome = {"error": f"{source_name(f.source)}: {died}"}
             if "summary" in outcome:
                 results[i] = outcome["summary"]
             else:
-                failures[i] = RankFailure(f.worker, f.span, input_name(f), outcome["error"])
+                failures[i] = RankFailure(f.worker, f.span, source_name(f.source), outcome["error"])
                 log.info("rank %s failed: %s", f.worker, outcome["error"])
             if progress is not None:
                 progress(done, len(files))

@@ -125,7 +125,9 @@ def start(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError("--jobs", "must be at least 1")
     if args.scheduler and importlib.util.find_spec("distributed") is None:
-        raise InputError("--scheduler", "needs Dask: pip install 'mindinsight_profiler[dask]'")
+        from mindinsight_profiler.scale import NEEDS_DASK
+
+        raise InputError("--scheduler", NEEDS_DASK)
     if not 0 <= args.threads <= 64:
         raise InputError("--threads", "must be between 0 (sync workers) and 64")
     workspace = Workspace(args.workspace).root.resolve()

@@ -30,7 +30,7 @@ from apscheduler.schedulers.background import BackgroundScheduler  # type: ignor
 from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
-from mindinsight_profiler.scale import on_worker
+from mindinsight_profiler.scale import on_worker, shares_cores
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
@@ -129,7 +129,7 @@ class Background:
                 return
         self.store.write(file, QUEUED, entry.key, progress=0.0)
         settings = self.services.settings
-        shared = bool(settings.scheduler) or settings.jobs > 1  # cores go to inputs, not helpers
+        shared = shares_cores(settings.jobs, settings.scheduler)
         args = (file, run, self.workspace.root, settings.rules_dirs, entry.key)
         try:
             future = self._executor().submit(on_worker, shared, analyse_input, *args)
