@@ -135,7 +135,7 @@ export function stepRuns(steps: string[]): string {
 
 /** When the average leaves steps out (MindSpore), which it covers; null when it covers all. */
 export function averagedSteps(c: Communication): { n: number; total: number; steps: string } | null {
-  const covered = c.average_steps ?? c.steps.map((r) => r.step)
+  const covered = c.average_steps
   if (covered.length === c.steps.length) return null
   return { n: covered.length, total: c.steps.length, steps: stepRuns(covered) }
 }
