@@ -70,6 +70,7 @@ setup(
             "pytest>=7",
             "ruff>=0.5",
             "mypy>=1.8",
+            "import-linter>=2.0",
             "jsonschema>=4",
             "playwright>=1.40",
             *TEST_REMOTE,

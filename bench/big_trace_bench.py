@@ -39,7 +39,7 @@ DEFAULT_LIMIT_MB = 4096
 
 _TIMELINE = (
     "import sys; from pathlib import Path; "
-    "from mindinsight_profiler.pipeline import load_timeline; "
+    "from mindinsight_profiler.pipeline.reports import load_timeline; "
     "from mindinsight_profiler.store.cache import Workspace; "
     "trace, index = load_timeline(Path(sys.argv[1]), Workspace(Path(sys.argv[2]))); "
     "print(len(trace), len(index['timeline_events']['event']))"

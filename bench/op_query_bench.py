@@ -17,15 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from mindinsight_profiler.analysis.op_query import (
+from mindinsight_profiler.analysis.operators.query import (
     SORTABLE,
     InstanceTable,
     instance_table,
     op_type_summary,
     query_instances,
 )
-from mindinsight_profiler.analysis.ops import op_tree
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.analysis.operators.stats import op_tree
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 
 DEFAULT = Path("/tmp/mi-bench-inputs/x15/worker0.1623143089861.pt.trace.json.gz")
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.analysis.timeline import search_events, timeline_window
-from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
-from mindinsight_profiler.analysis.timeline_index import build_timeline_index, timeline_index
-from mindinsight_profiler.pipeline import load_trace
+from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
+from mindinsight_profiler.analysis.timeline.index import build_timeline_index, timeline_index
+from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
+from mindinsight_profiler.pipeline.reports import load_trace
 from mindinsight_profiler.store.cache import Workspace
 
 DEFAULT_TRACE = Path("/tmp/mi-bench-inputs/x15/worker0.1623143089861.pt.trace.json.gz")

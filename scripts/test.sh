@@ -29,4 +29,5 @@ bash scripts/install_browser.sh ||
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache  # the one-way layers (pyproject.toml, docs/architecture.md)
 .venv/bin/python -m pytest -q "$@"

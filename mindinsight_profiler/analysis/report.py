@@ -10,21 +10,21 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mindinsight_profiler.analysis.breakdown import CATEGORIES, step_breakdown
-from mindinsight_profiler.analysis.communication import communication_section
-from mindinsight_profiler.analysis.data_pipeline import data_pipeline_section
+from mindinsight_profiler.analysis.communication.parallel import parallel_section
+from mindinsight_profiler.analysis.communication.section import communication_section
+from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
 from mindinsight_profiler.analysis.gpu import device_metrics
-from mindinsight_profiler.analysis.memory import memory_section
-from mindinsight_profiler.analysis.modules import module_section
-from mindinsight_profiler.analysis.op_query import op_types_section
-from mindinsight_profiler.analysis.ops import OpTree, op_tree
-from mindinsight_profiler.analysis.parallel import parallel_section
-from mindinsight_profiler.analysis.step_trace_view import step_trace_section
-from mindinsight_profiler.analysis.steps import averaged_from, find_steps
-from mindinsight_profiler.analysis.tables import Table, kernel_table, operator_table
+from mindinsight_profiler.analysis.memory.section import memory_section
+from mindinsight_profiler.analysis.operators.modules import module_section
+from mindinsight_profiler.analysis.operators.query import op_types_section
+from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
+from mindinsight_profiler.analysis.operators.tables import Table, kernel_table, operator_table
+from mindinsight_profiler.analysis.steps.boundaries import averaged_from, find_steps
+from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, step_breakdown
+from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
-from mindinsight_profiler.store.heap import release_free_memory
+from mindinsight_profiler.util.heap import release_free_memory
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
 REPORT_VERSION = 10

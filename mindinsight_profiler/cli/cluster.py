@@ -1,7 +1,7 @@
 """`mindinsight cluster PATH`: every rank of a run analysed in parallel, compared side by side.
 
 Ranks run on a local process pool (`--jobs N`) or a Dask cluster (`--scheduler ADDR`); only
-per-rank summaries come back (see `mindinsight_profiler.scale`). The JSON is the API's
+per-rank summaries come back (see `mindinsight_profiler.pipeline.scale`). The JSON is the API's
 cluster view (`analysis.cluster_view`) plus the summaries themselves. When some ranks fail,
 the others are still printed, each failure names its file on stderr, and the exit status
 is 2.
@@ -44,7 +44,7 @@ def cluster_answer(
     name: str, summaries: list[dict[str, Any]], failed: list[dict[str, str]]
 ) -> dict[str, Any]:
     """The API's cluster view over summaries, with the summaries and the failed ranks."""
-    from mindinsight_profiler.analysis.cluster_view import cluster_view
+    from mindinsight_profiler.analysis.cluster.view import cluster_view
 
     workers = [s["worker"] for s in summaries]
     return {**cluster_view(name, workers, summaries), "summaries": summaries, "failed": failed}
@@ -92,7 +92,7 @@ def render_table(view: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.cli.progress import ProgressBar
-    from mindinsight_profiler.scale import RankFailures, summarise_run
+    from mindinsight_profiler.pipeline.scale import RankFailures, summarise_run
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler._version import __version__
-from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
+from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
-    from mindinsight_profiler.pipeline import analyse_file
+    from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
 
@@ -118,7 +118,7 @@ def _analyse(args: argparse.Namespace) -> int:
     report = dict(report, worker=file.worker, span=file.span)
     if args.group_by != "name" or args.kernel_group_by != "name":
         from mindinsight_profiler.analysis.report import grouped_tables
-        from mindinsight_profiler.pipeline import load_trace
+        from mindinsight_profiler.pipeline.reports import load_trace
 
         # memory-mapped from the cache when present
         trace = load_trace(file.source, workspace, None, file.format, file.worker)
@@ -136,7 +136,7 @@ def _analyse(args: argparse.Namespace) -> int:
 
 
 def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
-    from mindinsight_profiler.pipeline import analyse_file
+    from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.staging import discover_location
 
     runs = discover_location(path, workspace)

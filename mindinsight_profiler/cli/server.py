@@ -125,7 +125,7 @@ def start(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError("--jobs", "must be at least 1")
     if args.scheduler and importlib.util.find_spec("distributed") is None:
-        from mindinsight_profiler.scale import NEEDS_DASK
+        from mindinsight_profiler.pipeline.scale import NEEDS_DASK
 
         raise InputError("--scheduler", NEEDS_DASK)
     if not 0 <= args.threads <= 64:

@@ -14,10 +14,10 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from mindinsight_profiler.analysis.op_filters import operator_mask
-from mindinsight_profiler.analysis.ops import OpTree, op_tree
+from mindinsight_profiler.analysis.operators.filters import operator_mask
+from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
+from mindinsight_profiler.analysis.operators.tables import operator_table
 from mindinsight_profiler.analysis.report import build_report, rows
-from mindinsight_profiler.analysis.tables import operator_table
 from mindinsight_profiler.collect.options import ProfilerOptions
 from mindinsight_profiler.errors import InputError, ProfilerError
 from mindinsight_profiler.formats.detect import read_trace

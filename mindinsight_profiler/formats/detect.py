@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.ascend_pt import read_ascend_pt
+from mindinsight_profiler.formats.ascend.reader import read_ascend_pt
 from mindinsight_profiler.formats.discovery import folder_format
 from mindinsight_profiler.formats.jsonstream import ProgressFn
-from mindinsight_profiler.formats.kineto import read_kineto
-from mindinsight_profiler.formats.mindspore2 import read_mindspore2
-from mindinsight_profiler.formats.mindspore_legacy import read_mindspore_legacy
+from mindinsight_profiler.formats.kineto.reader import read_kineto
+from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
+from mindinsight_profiler.formats.mindspore.reader_v2 import read_mindspore2
 from mindinsight_profiler.model.trace import Trace
 
 FORMATS = ("kineto", "ascend_pt", "mindspore2", "mindspore_legacy")

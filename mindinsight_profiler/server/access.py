@@ -19,11 +19,10 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.advisor.model import Advice
-from mindinsight_profiler.analysis.rank_summary import rank_summary
+from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.report import REPORT_VERSION
-from mindinsight_profiler.analysis.timeline_index import (
+from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
     has_timeline_index,
     timeline_index,
@@ -31,10 +30,10 @@ from mindinsight_profiler.analysis.timeline_index import (
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.model.trace import Trace
-from mindinsight_profiler.pipeline import _variant
-from mindinsight_profiler.server.app import services
+from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
+from mindinsight_profiler.server.services import services
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 
@@ -72,7 +71,7 @@ _entries_lock = Lock()
 def _cache_entry(file: TraceFile) -> CacheEntry:
     ws = workspace()
     ident = file.remote.identity() if file.remote is not None else str(file.path)
-    key = (str(ws.root), ident, _variant(file.format, file.worker))
+    key = (str(ws.root), ident, cache_variant(file.format, file.worker))
     now = time.monotonic()
     with _entries_lock:
         hit = _entries.get(key)
@@ -205,7 +204,7 @@ def timeline(target: Target) -> tuple[Trace, TimelineIndex]:
 def advice(target: Target) -> Advice:
     """The stored advice for the server's rules; computed by the background analysis."""
     settings = services().settings
-    stored = target.cache.dir / _stored_name(settings.rules_dirs, target.run.run)
+    stored = target.cache.dir / advice_name(settings.rules_dirs, target.run.run)
     try:
         st = stored.stat()
         key = f"{stored}|{st.st_mtime_ns}|{st.st_size}"

@@ -6,21 +6,15 @@ pure functions of the pipeline; errors become JSON in `errors.py`.
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, jsonify
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.server.background import start_background
 from mindinsight_profiler.server.errors import register_error_handlers
-from mindinsight_profiler.server.registry import RunEntry, RunRegistry
 from mindinsight_profiler.server.routes import register_routes
+from mindinsight_profiler.server.services import EXTENSION, Services
 from mindinsight_profiler.server.settings import Settings
-from mindinsight_profiler.server.state import StateStore
 from mindinsight_profiler.server.static import make_blueprint as ui_blueprint
-from mindinsight_profiler.store.cache import Workspace
-
-EXTENSION = "mindinsight"
 
 #: Headers on every response: no sniffing, no framing, scripts only from this origin.
 SECURITY_HEADERS = {
@@ -34,32 +28,9 @@ SECURITY_HEADERS = {
 }
 
 
-class Services:
-    """What routes reach through `services()`: settings and the run registry."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.registry = RunRegistry(settings.summary_base_dir, settings.workspace)
-        self.states = StateStore(Workspace(settings.workspace).root)
-
-
-def services() -> Services:
-    svc: Services = current_app.extensions[EXTENSION]
-    return svc
-
-
-def run_json(entry: RunEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "name": entry.name,
-        "workers": entry.run.workers,
-        "formats": sorted({f.format for f in entry.files}),
-        **services().states.run_state(entry.files),
-    }
-
-
 health = Blueprint("health", __name__)
 api = Blueprint("api_v1", __name__)
+register_routes(api)
 
 
 @health.get("/healthz")
@@ -70,17 +41,6 @@ def healthz() -> Response:
 @health.get("/version")
 def version() -> Response:
     return jsonify({"version": __version__, "api": "v1"})
-
-
-@api.get("/runs")
-def list_runs() -> Response:
-    return jsonify({"runs": [run_json(e) for e in services().registry.runs()]})
-
-
-@api.get("/runs/<run>")
-def get_run(run: str) -> Response:
-    entry = services().registry.get(run)
-    return jsonify(dict(run_json(entry), inputs=services().states.inputs(entry.files)))
 
 
 def create_app(settings: Settings | None = None, start_background_work: bool = True) -> Flask:
@@ -106,6 +66,3 @@ def create_app(settings: Settings | None = None, start_background_work: bool = T
         return response
 
     return app
-
-
-register_routes(api)

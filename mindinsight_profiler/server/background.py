@@ -14,13 +14,11 @@ import os
 import signal
 import threading
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mindinsight_profiler.server.logs import log_to
 from mindinsight_profiler.server.scheduler import Background
-
-if TYPE_CHECKING:
-    from mindinsight_profiler.server.app import Services
+from mindinsight_profiler.server.services import Services
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.advice_pipeline import advise_file
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
-from mindinsight_profiler.pipeline import analyse_file, load_timeline
+from mindinsight_profiler.pipeline.advice import advise_file
+from mindinsight_profiler.pipeline.reports import analyse_file, load_timeline
 from mindinsight_profiler.server.state import ANALYSING, FAILED, READY, StateStore
 
 log = logging.getLogger(__name__)

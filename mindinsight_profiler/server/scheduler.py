@@ -23,21 +23,19 @@ import threading
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
-from mindinsight_profiler.advice_pipeline import _stored_name
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
-from mindinsight_profiler.scale import on_worker, shares_cores
+from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
+from mindinsight_profiler.pipeline.scale import on_worker, shares_cores
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
+from mindinsight_profiler.server.services import Services
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
 from mindinsight_profiler.store.cache import Workspace
-
-if TYPE_CHECKING:
-    from mindinsight_profiler.server.app import Services
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +111,7 @@ class Background:
             if key in self._in_flight:
                 return
         try:
-            entry = self.workspace.entry(file.source, _variant(file))
+            entry = self.workspace.entry(file.source, cache_variant(file.format, file.worker))
         except OSError as exc:  # vanished or unreadable between discovery and now
             self.store.write(file, FAILED, "", error=f"{file.path}: unreadable: {exc}")
             return
@@ -123,7 +121,7 @@ class Background:
                 return  # failed for this very content: retried only when the input changes
             # ready = analysed, and advised under the current rules (a rule file edited while
             # the server runs changes the advice's name: the job then recomputes only that)
-            advice = entry.dir / _stored_name(self.services.settings.rules_dirs, run)
+            advice = entry.dir / advice_name(self.services.settings.rules_dirs, run)
             ready = rec["state"] == READY and (entry.dir / "manifest.json").exists()
             if ready and advice.exists():
                 return
@@ -163,7 +161,7 @@ class Background:
             return self._pool
         settings = self.services.settings
         if settings.scheduler:
-            from mindinsight_profiler.scale import dask_executor
+            from mindinsight_profiler.pipeline.scale import dask_executor
 
             stack = contextlib.ExitStack()
             self._pool = stack.enter_context(dask_executor(settings.scheduler))
@@ -198,9 +196,3 @@ class Background:
             for proc in procs:
                 if proc.is_alive():
                     proc.terminate()
-
-
-def _variant(file: TraceFile) -> str:
-    from mindinsight_profiler.pipeline import _variant as variant
-
-    return variant(file.format, file.worker)

@@ -15,7 +15,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 from werkzeug.datastructures import MultiDict
 
-from mindinsight_profiler.analysis.tables import KERNEL_GROUPS, OPERATOR_GROUPS
+from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.server.errors import ApiError
 
 #: Longest worker/span/device name, search text and row cap (independent of settings).

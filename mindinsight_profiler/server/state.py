@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.formats.discovery import TraceFile
-from mindinsight_profiler.pipeline import _variant
+from mindinsight_profiler.pipeline.keys import cache_variant
 from mindinsight_profiler.store.atomic import write_json_atomic
 
 QUEUED, ANALYSING, READY, FAILED = "queued", "analysing", "ready", "failed"
@@ -28,7 +28,7 @@ _RANK = {FAILED: 3, QUEUED: 2, ANALYSING: 1, READY: 0}
 
 def state_key(file: TraceFile) -> str:
     """Stable for one input across processes and restarts (not its content: see fingerprint)."""
-    ident = f"{file.path.resolve()}|{_variant(file.format, file.worker)}"
+    ident = f"{file.path.resolve()}|{cache_variant(file.format, file.worker)}"
     return hashlib.sha256(ident.encode()).hexdigest()[:24]
 
 

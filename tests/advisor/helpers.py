@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mindinsight_profiler.advice_pipeline import advise_file
 from mindinsight_profiler.advisor.model import Advice, Finding
 from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.store.cache import Workspace
 
 

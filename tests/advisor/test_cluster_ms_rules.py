@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import ms_cluster_files as cf
+from mindinsight_profiler.formats.mindspore import cluster_files as cf
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
 
@@ -160,7 +160,7 @@ def test_bad_cluster_file_is_skipped_with_its_name(tmp_path: Path) -> None:
     advice = advise_path(folder, tmp_path / "ws")
     (n,) = [n for n in advice.not_evaluated if n.id == "slow_rank_flops"]
     assert "flops_summary_1.json" in n.reason
-    from mindinsight_profiler.formats.mindspore_legacy import read_mindspore_legacy
+    from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 
     trace = read_mindspore_legacy(folder, 1)
     assert any("flops_summary_1.json" in s for s in trace.meta["skipped_files"])

@@ -146,7 +146,7 @@ def test_stored_advice_is_reused_and_a_corrupt_copy_recomputed(tmp_path: Path) -
 
 
 def test_stored_advice_survives_adding_the_timeline_index(tmp_path: Path) -> None:
-    from mindinsight_profiler.pipeline import load_timeline
+    from mindinsight_profiler.pipeline.reports import load_timeline
 
     path = shared("kineto/resnet50_num_workers_4")
     first = advise_path(path, tmp_path)

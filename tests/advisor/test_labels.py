@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_profiler.advice_pipeline import advise_file
 from mindinsight_profiler.advisor.labels import TEMPLATES, label
 from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 

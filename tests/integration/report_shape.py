@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.tracegen import kernel, op, runtime, write_trace
 
 

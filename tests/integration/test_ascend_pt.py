@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.npu_ops import op_type_statistics
-from mindinsight_profiler.analysis.npu_steps import FIELDS, npu_step_times
+from mindinsight_profiler.analysis.operators.npu_types import op_type_statistics
 from mindinsight_profiler.analysis.report import build_report
+from mindinsight_profiler.analysis.steps.npu_steps import FIELDS, npu_step_times
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.ascend_pt import is_ascend_pt, read_ascend_pt
-from mindinsight_profiler.formats.ascend_tables import read_csv_table
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.ascend.reader import is_ascend_pt, read_ascend_pt
+from mindinsight_profiler.formats.ascend.tables import read_csv_table
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import Trace

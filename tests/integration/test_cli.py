@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_profiler.pipeline import analyse_file, load_trace
+from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 from tests.integration.cli import run_cli
@@ -129,7 +129,7 @@ def test_unusable_workspace_still_analyses(tmp_path: Path) -> None:
 
 
 def test_side_tables_survive_the_cache(tmp_path: Path) -> None:
-    from mindinsight_profiler.formats.kineto import read_kineto
+    from mindinsight_profiler.formats.kineto.reader import read_kineto
     from mindinsight_profiler.store.cache import CacheEntry
 
     trace = read_kineto(shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz"))

@@ -19,7 +19,7 @@ from mindspore import dataset as ds  # noqa: E402
 from mindspore import nn  # noqa: E402
 
 from mindinsight_profiler import Profiler  # noqa: E402
-from mindinsight_profiler.analysis.op_types import op_type_table  # noqa: E402
+from mindinsight_profiler.analysis.operators.by_type import op_type_table  # noqa: E402
 from mindinsight_profiler.formats.detect import read_trace  # noqa: E402
 
 STEPS = 8

@@ -20,9 +20,9 @@ from torch import nn  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from mindinsight_profiler import Profiler  # noqa: E402
-from mindinsight_profiler.analysis.data_wait import loader_wait_per_step  # noqa: E402
-from mindinsight_profiler.analysis.steps import find_steps  # noqa: E402
-from mindinsight_profiler.formats.kineto import read_kineto  # noqa: E402
+from mindinsight_profiler.analysis.data_pipeline.wait import loader_wait_per_step  # noqa: E402
+from mindinsight_profiler.analysis.steps.boundaries import find_steps  # noqa: E402
+from mindinsight_profiler.formats.kineto.reader import read_kineto  # noqa: E402
 
 SCHEDULE = (1, 1, 4, 1)  # wait, warmup, active, repeat
 STEPS = sum(SCHEDULE[:3]) + 1

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from mindinsight_profiler.analysis.categories import comm_kernel_mask
-from mindinsight_profiler.analysis.cluster import cluster_summary
-from mindinsight_profiler.analysis.communication import (
+from mindinsight_profiler.analysis.cluster.summary import cluster_summary
+from mindinsight_profiler.analysis.communication.section import (
     STAGES,
     collective_type,
     communication_section,
 )
-from mindinsight_profiler.analysis.step_trace import step_stages
+from mindinsight_profiler.analysis.steps.stages import step_stages
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared

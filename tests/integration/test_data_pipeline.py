@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from mindinsight_profiler.analysis.data_pipeline import data_pipeline_section
+from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.mindspore_legacy import read_mindspore_legacy
+from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 from tests.conftest import shared
 from tests.tracegen import op, write_trace
 

@@ -9,7 +9,7 @@ import pytest
 
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 import pytest
 
 from mindinsight_profiler.analysis.report import grouped_tables
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 
 

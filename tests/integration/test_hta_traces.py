@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import SHARED_DATA, shared
 
 HTA_TRACES = sorted(

@@ -17,7 +17,7 @@ import pytest
 
 from mindinsight_profiler.analysis.categories import is_operator_row_name
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 
 # The .json traces come from the same profiling session as the key_averages files.

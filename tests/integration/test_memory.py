@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.memory import keep_extremes, memory_section
-from mindinsight_profiler.formats.ascend_pt import read_ascend_pt
+from mindinsight_profiler.analysis.memory.section import keep_extremes, memory_section
+from mindinsight_profiler.formats.ascend.reader import read_ascend_pt
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared
 

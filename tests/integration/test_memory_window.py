@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.memory import memory_section
-from mindinsight_profiler.analysis.memory_ledger import Ledger, default_device, memory_ledgers
-from mindinsight_profiler.analysis.memory_window import (
+from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device, memory_ledgers
+from mindinsight_profiler.analysis.memory.section import memory_section
+from mindinsight_profiler.analysis.memory.window import (
     curve_window,
     events_page,
     full_range,
@@ -26,9 +26,9 @@ from mindinsight_profiler.analysis.memory_window import (
     window_allocations,
     window_summary,
 )
-from mindinsight_profiler.formats.ascend_pt import read_ascend_pt
+from mindinsight_profiler.formats.ascend.reader import read_ascend_pt
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_profiler.analysis.op_types import op_type_table, op_type_table_from_events
+from mindinsight_profiler.analysis.operators.by_type import op_type_table, op_type_table_from_events
 from mindinsight_profiler.analysis.report import build_report
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.mindspore2 import is_mindspore2, read_mindspore2
+from mindinsight_profiler.formats.mindspore.reader_v2 import is_mindspore2, read_mindspore2
 from mindinsight_profiler.model.kinds import Kind
 from tests.conftest import SHARED_DATA, shared
 from tests.integration.report_shape import keys, kineto_report

@@ -14,12 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.op_types import op_type_table
+from mindinsight_profiler.analysis.operators.by_type import op_type_table
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.analysis.step_trace import step_stages
+from mindinsight_profiler.analysis.steps.stages import step_stages
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.mindspore_legacy import is_mindspore_legacy, read_mindspore_legacy
+from mindinsight_profiler.formats.mindspore.reader_legacy import (
+    is_mindspore_legacy,
+    read_mindspore_legacy,
+)
 from tests.conftest import shared
 from tests.integration.report_shape import keys, kineto_report
 

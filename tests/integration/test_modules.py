@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from mindinsight_profiler.analysis.modules import module_section
-from mindinsight_profiler.analysis.ops import op_tree
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.analysis.operators.modules import module_section
+from mindinsight_profiler.analysis.operators.stats import op_tree
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 from tests.integration.test_key_averages import SAME_SESSION
 

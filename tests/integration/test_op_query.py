@@ -5,10 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.op_query import instance_table, op_type_summary, query_instances
-from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.operators.query import (
+    instance_table,
+    op_type_summary,
+    query_instances,
+)
+from mindinsight_profiler.analysis.operators.stats import op_tree
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 
 
@@ -61,7 +65,7 @@ def test_bad_queries() -> None:
 
 
 def _empty():  # type: ignore[no-untyped-def]
-    from mindinsight_profiler.analysis.op_query import InstanceTable
+    from mindinsight_profiler.analysis.operators.query import InstanceTable
 
     cols = {
         k: np.zeros(0, np.int64)

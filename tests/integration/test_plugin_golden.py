@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import shared
 from tests.integration import plugin_compare as pc
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.analysis.report import build_report, grouped_tables
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.conftest import ROOT, shared
 from tests.integration import plugin_compare as pc
 

@@ -16,11 +16,11 @@ import msgspec
 import pytest
 
 from mindinsight_profiler.advisor import advise_report
-from mindinsight_profiler.analysis.cluster import cluster_summary
-from mindinsight_profiler.analysis.cluster_stages import worker_stages
-from mindinsight_profiler.analysis.rank_summary import SUMMARY_KEYS, rank_summary
+from mindinsight_profiler.analysis.cluster.rank_summary import SUMMARY_KEYS, rank_summary
+from mindinsight_profiler.analysis.cluster.stages import worker_stages
+from mindinsight_profiler.analysis.cluster.summary import cluster_summary
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import analyse_file, load_trace
+from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 

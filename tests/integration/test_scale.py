@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from mindinsight_profiler.analysis.cluster import cluster_summary
-from mindinsight_profiler.analysis.rank_summary import rank_summary
+from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.cluster.summary import cluster_summary
 from mindinsight_profiler.formats.discovery import Run, discover
-from mindinsight_profiler.pipeline import analyse_file
-from mindinsight_profiler.scale import RankFailures, run_files, summarise_run
+from mindinsight_profiler.pipeline.reports import analyse_file
+from mindinsight_profiler.pipeline.scale import RankFailures, run_files, summarise_run
 from tests.integration.cli import run_cli
 from tests.integration.scale_runs import ascend_run, kineto_run
 

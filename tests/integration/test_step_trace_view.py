@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.data_wait import loader_wait_per_step
-from mindinsight_profiler.analysis.step_trace_view import step_trace_section
-from mindinsight_profiler.analysis.steps import find_steps
+from mindinsight_profiler.analysis.data_pipeline.wait import loader_wait_per_step
+from mindinsight_profiler.analysis.steps.boundaries import find_steps
+from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.formats.detect import read_trace
-from mindinsight_profiler.formats.mindspore_legacy import read_mindspore_legacy
+from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 from mindinsight_profiler.model.trace import Trace
 from tests.conftest import shared
 from tests.integration.test_mindspore_legacy import STEP_FILES

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.timeline import search_events, timeline_window
-from mindinsight_profiler.analysis.timeline_export import _KIND_CATEGORY, export_chrome_trace
-from mindinsight_profiler.analysis.timeline_index import TimelineIndex, build_timeline_index
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.analysis.timeline.export import _KIND_CATEGORY, export_chrome_trace
+from mindinsight_profiler.analysis.timeline.index import TimelineIndex, build_timeline_index
+from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import Trace
-from mindinsight_profiler.pipeline import analyse_file, load_timeline
+from mindinsight_profiler.pipeline.reports import analyse_file, load_timeline
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 from tests.unit.test_timeline import check_window

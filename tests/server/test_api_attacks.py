@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import analyse_file
+from mindinsight_profiler.pipeline.reports import analyse_file
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.routes.common import ENDPOINTS
 from mindinsight_profiler.server.settings import Settings

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from mindinsight_profiler.analysis.cluster import cluster_summary
-from mindinsight_profiler.analysis.cluster_view import cluster_outliers, comm_matrix
-from mindinsight_profiler.analysis.timeline import search_events, timeline_window
-from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
+from mindinsight_profiler.analysis.cluster.summary import cluster_summary
+from mindinsight_profiler.analysis.cluster.view import cluster_outliers, comm_matrix
+from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
+from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import load_timeline
+from mindinsight_profiler.pipeline.reports import load_timeline
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace

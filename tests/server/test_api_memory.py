@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from mindinsight_profiler.analysis.memory_ledger import memory_ledgers
-from mindinsight_profiler.analysis.memory_window import full_range, operators_window
+from mindinsight_profiler.analysis.memory.ledger import memory_ledgers
+from mindinsight_profiler.analysis.memory.window import full_range, operators_window
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import analyse_file, load_trace
+from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import _variant
+from mindinsight_profiler.pipeline.keys import cache_variant
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import SHARED_DATA, shared
 from tests.server.service import Server, group_alive
@@ -70,7 +70,7 @@ def test_sigkill_mid_analysis_then_restart(tmp_path: Path) -> None:
     assert 0 < progress < 100
     assert server.pid_file.exists()  # killed: nobody cleaned up
     file = discover(trace.parent)[0].select()
-    entry = Workspace(server.workspace).entry(file.path, _variant(file.format, file.worker))
+    entry = Workspace(server.workspace).entry(file.path, cache_variant(file.format, file.worker))
     assert entry.load_report() is None  # killed before the entry was renamed into place
 
     printed = server.start("--reload-interval", "1")

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from mindinsight_profiler.analysis.rank_summary import rank_summary
+from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.server import access
-from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.routes import sections
+from mindinsight_profiler.server.services import services
 from mindinsight_profiler.store.cache import Workspace
 from tests.server.test_api_endpoints import Api
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from mindinsight_profiler.analysis.step_trace_view import step_trace_section
+from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import analyse_file
+from mindinsight_profiler.pipeline.reports import analyse_file
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.schemas import MAX_POINT
 from mindinsight_profiler.server.settings import Settings

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from mindinsight_profiler.analysis.op_query import instance_table, op_type_summary
-from mindinsight_profiler.analysis.op_types import op_type_table
-from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.operators.by_type import op_type_table
+from mindinsight_profiler.analysis.operators.query import instance_table, op_type_summary
+from mindinsight_profiler.analysis.operators.stats import op_tree
 from mindinsight_profiler.formats.discovery import discover
-from mindinsight_profiler.pipeline import load_timeline
+from mindinsight_profiler.pipeline.reports import load_timeline
 from mindinsight_profiler.store.cache import Workspace
 from tests.server.test_api_endpoints import RUNS, Api, _all_rows
 

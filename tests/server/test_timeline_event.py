@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
-from mindinsight_profiler.analysis.timeline import timeline_window
-from mindinsight_profiler.analysis.timeline_index import TimelineIndex
+from mindinsight_profiler.analysis.timeline.index import TimelineIndex
+from mindinsight_profiler.analysis.timeline.window import timeline_window
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
-from mindinsight_profiler.pipeline import load_timeline
+from mindinsight_profiler.pipeline.reports import load_timeline
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace

@@ -17,8 +17,8 @@ import pytest
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import chunked, jsonstream
-from mindinsight_profiler.formats.kineto import read_kineto
-from mindinsight_profiler.formats.kineto_decode import _Event, decode_batch
+from mindinsight_profiler.formats.kineto.decode import _Event, decode_batch
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.tracegen import assert_same_trace, op
 
 

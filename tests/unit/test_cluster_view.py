@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.cluster_view import comm_matrix, outlier_ranks
+from mindinsight_profiler.analysis.cluster.view import comm_matrix, outlier_ranks
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 

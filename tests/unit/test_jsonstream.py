@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mindinsight_profiler.formats import jsonstream
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.tracegen import assert_same_trace, op
 
 

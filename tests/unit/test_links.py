@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mindinsight_profiler.formats.kineto import read_kineto
+from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.model.trace import Trace
 from tests.tracegen import kernel, op, runtime, write_trace
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.memory_ledger import Ledger, default_device
-from mindinsight_profiler.analysis.memory_window import (
+from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device
+from mindinsight_profiler.analysis.memory.window import (
     curve_window,
     events_page,
     operators_window,
@@ -90,8 +90,8 @@ def test_default_device_prefers_an_accelerator_with_events() -> None:
 def test_linear_extremes_pick_what_keep_extremes_picks() -> None:
     """The window curve's linear-time cut keeps the report curve's samples (same buckets,
     same tie-breaks), on plateaus, noise and unknown (-1) totals."""
-    from mindinsight_profiler.analysis.memory import keep_extremes
-    from mindinsight_profiler.analysis.memory_window import extremes
+    from mindinsight_profiler.analysis.memory.section import keep_extremes
+    from mindinsight_profiler.analysis.memory.window import extremes
 
     rng = np.random.default_rng(7)
     for n, cap in [(10, 20), (1000, 30), (12_345, 100), (999, 998), (1001, 10), (7, 3)]:

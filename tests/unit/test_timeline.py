@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis import timeline_index as ti
-from mindinsight_profiler.analysis.timeline import search_events, timeline_window
-from mindinsight_profiler.analysis.timeline_index import (
+from mindinsight_profiler.analysis.timeline import index as ti
+from mindinsight_profiler.analysis.timeline.index import (
     build_timeline_index,
     nesting_depth,
     timeline_index,
 )
+from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import (

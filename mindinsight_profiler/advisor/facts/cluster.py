@@ -1,10 +1,11 @@
 """Facts: the ranks of one run compared with each other (slow rank, waiting, slow links).
 
-They read `ctx.run_reports`, every worker's `rank_summary` of the run (analysis/rank_summary.py:
-a cluster fact may read only the summary's keys). One worker cannot be compared
-with anything, so with fewer than two ranks every cluster fact is unavailable ("needs 2+
-ranks"), never 0. A rank is the report's communication rank, else its distributed rank,
-else its position in the run (the same choice `analysis/cluster.py` makes).
+They read `ctx.run_reports`, every worker's `rank_summary` of the run
+(analysis/cluster/rank_summary.py: a cluster fact may read only the summary's keys). One
+worker cannot be compared with anything, so with fewer than two ranks every cluster fact is
+unavailable ("needs 2+ ranks"), never 0. A rank is the report's communication rank, else
+its distributed rank, else its position in the run (the same choice
+`analysis/cluster/summary.py` makes).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
-from mindinsight_profiler.analysis.cluster import cluster_summary
+from mindinsight_profiler.analysis.cluster.summary import cluster_summary
 
 
 def rank_of(report: dict[str, Any], position: int) -> int:

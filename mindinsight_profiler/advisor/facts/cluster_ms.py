@@ -3,8 +3,8 @@
 MindInsight compares the ranks of a MindSpore job by what MindSpore wrote per rank: the step
 trace's average iteration interval, `flops_summary_*.json` and the
 `ascend_cluster_analyse_<mode>_<stages>_<ranks>_*.csv` rows (the report's `parallel`
-section, analysis/parallel.py). The thresholds live in the rules; the measures here are
-MindInsight's: sums over ranks of the files' average rows, stages numbered from 1.
+section, analysis/communication/parallel.py). The thresholds live in the rules; the
+measures here are MindInsight's: sums over ranks of the files' average rows, stages numbered from 1.
 A fact is unavailable when a rank lacks the file it needs, never 0.
 """
 

@@ -1,6 +1,6 @@
 """Facts: one worker's communication (collective kernels and how much of them compute hides).
 
-They read the report's `communication` section (analysis/communication.py): per step the
+They read the report's `communication` section (analysis/communication/section.py): per step the
 time only communication runs (exposed), both run (overlapped), only compute runs, and the
 rest. MindSpore's legacy `hccl_raw` export has no kernel timeline, so it cannot tell what
 overlaps: the exposed figures are unavailable there rather than guessed.

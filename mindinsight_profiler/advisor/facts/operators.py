@@ -15,7 +15,7 @@ from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unava
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_comm_op_name
-from mindinsight_profiler.analysis.ops import OpTree, op_tree
+from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 

@@ -7,7 +7,7 @@ from typing import Any
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, fact
 from mindinsight_profiler.advisor.labels import CATEGORIES_ZH, label
 from mindinsight_profiler.advisor.model import Evidence
-from mindinsight_profiler.analysis.breakdown import CATEGORIES
+from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES
 
 
 def step_evidence(

@@ -2,7 +2,7 @@
 (or alive) in it and per-operator statistics, for the dashboard's zoomable memory page.
 
 The whole-trace section stays `GET /runs/<run>/memory` (routes/sections.py). These routes
-read the memory-mapped cached trace; each device's ledger (analysis/memory_ledger.py) is
+read the memory-mapped cached trace; each device's ledger (analysis/memory/ledger.py) is
 built once per process and kept with the trace (`access.derived`). Times in parameters and
 answers are ns relative to the trace's origin, like the timeline's, and may be negative
 (allocator records can start before the first event).
@@ -14,8 +14,8 @@ from typing import Any
 
 from flask import Blueprint
 
-from mindinsight_profiler.analysis.memory_ledger import Ledger, default_device, memory_ledgers
-from mindinsight_profiler.analysis.memory_window import (
+from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device, memory_ledgers
+from mindinsight_profiler.analysis.memory.window import (
     EVENT_SORTS,
     OPERATOR_SORTS,
     curve_window,
@@ -27,10 +27,10 @@ from mindinsight_profiler.analysis.memory_window import (
 )
 from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.routes.common import endpoint
 from mindinsight_profiler.server.routes.tables import page_rows
+from mindinsight_profiler.server.services import services
 
 bp = Blueprint("memory", __name__)
 

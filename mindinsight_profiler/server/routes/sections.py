@@ -14,17 +14,17 @@ import msgspec
 from flask import Blueprint
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK
-from mindinsight_profiler.analysis.cluster_view import cluster_view
+from mindinsight_profiler.analysis.cluster.view import cluster_view
+from mindinsight_profiler.analysis.data_pipeline.minddata_steps import queue_steps
 from mindinsight_profiler.analysis.diff import diff_reports
-from mindinsight_profiler.analysis.fpbp_points import has_point_operator
-from mindinsight_profiler.analysis.minddata_steps import queue_steps
-from mindinsight_profiler.analysis.step_trace import STEP_TABLE
-from mindinsight_profiler.analysis.step_trace_view import step_trace_section
+from mindinsight_profiler.analysis.steps.fpbp_points import has_point_operator
+from mindinsight_profiler.analysis.steps.stages import STEP_TABLE
+from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.services import services
 
 bp = Blueprint("sections", __name__)
 

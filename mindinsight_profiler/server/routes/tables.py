@@ -14,21 +14,21 @@ from typing import Any
 
 from flask import Blueprint
 
-from mindinsight_profiler.analysis.op_query import (
+from mindinsight_profiler.analysis.operators.by_type import OPERATORS_TABLE, op_type_table
+from mindinsight_profiler.analysis.operators.query import (
     SORTABLE,
     InstanceTable,
     instance_table,
     op_type_summary,
     query_instances,
 )
-from mindinsight_profiler.analysis.op_types import OPERATORS_TABLE, op_type_table
-from mindinsight_profiler.analysis.ops import op_tree
+from mindinsight_profiler.analysis.operators.stats import op_tree
 from mindinsight_profiler.analysis.report import grouped_tables
 from mindinsight_profiler.analysis.text_match import name_matcher
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.services import services
 
 bp = Blueprint("tables", __name__)
 

@@ -16,14 +16,14 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from mindinsight_profiler.analysis.timeline import search_events, timeline_window
-from mindinsight_profiler.analysis.timeline_event import event_depth, event_details
-from mindinsight_profiler.analysis.timeline_export import export_chrome_trace
+from mindinsight_profiler.analysis.timeline.event import event_depth, event_details
+from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
+from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.app import services
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.services import services
 
 bp = Blueprint("timeline", __name__)
 CHUNK = 1 << 16

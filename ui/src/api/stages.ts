@@ -234,7 +234,7 @@ export interface Cluster {
   comm_matrix: CommMatrix
 }
 
-/** A rank far from the median of one figure (median and MAD; see analysis/cluster_view.py). */
+/** A rank far from the median of one figure (median and MAD; see analysis/cluster/view.py). */
 export interface ClusterOutlier {
   rank: number
   key: string

@@ -1,5 +1,5 @@
 /**
- * Shapes of the timeline API's answers (see analysis/timeline.py and timeline_event.py).
+ * Shapes of the timeline API's answers (see analysis/timeline/window.py and timeline_event.py).
  * Every time is in ns relative to the trace's origin (its first start): epoch ns do not
  * survive a browser's doubles, relative ones do for 104 days.
  */

@@ -1,0 +1,1 @@
+"""Cluster views over the ranks of a run: summaries, stages, outliers, matrix."""

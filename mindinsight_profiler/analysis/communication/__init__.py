@@ -1,0 +1,1 @@
+"""Communication: overlap with compute per step, collectives, links, parallel layout."""

@@ -1,0 +1,1 @@
+"""Data pipeline: DataLoader waits and MindData queue verdicts."""

@@ -1,0 +1,1 @@
+"""Memory: curves, peaks, allocation records and window queries per device."""

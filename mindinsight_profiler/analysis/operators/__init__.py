@@ -1,0 +1,1 @@
+"""Operators and kernels: the operator tree, tables, types, filters and queries."""

@@ -1,0 +1,1 @@
+"""Steps and what happens inside them: boundaries, breakdown, FP/BP step trace."""

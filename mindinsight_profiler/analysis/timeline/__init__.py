@@ -1,0 +1,1 @@
+"""Timeline: the level-of-detail index, windows, event details and export."""

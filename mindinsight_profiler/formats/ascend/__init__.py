@@ -1,0 +1,1 @@
+"""Ascend PyTorch (torch_npu) profiler output: trace_view.json and the CSV tables."""

@@ -1,0 +1,1 @@
+"""Kineto (PyTorch profiler) Chrome-trace JSON: decode, merge chunks, read."""

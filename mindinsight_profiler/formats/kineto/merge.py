@@ -1,0 +1,85 @@
+"""Fold Kineto column batches into one trace's columns as the chunks are decoded.
+
+Each batch is remapped to the trace's string and track tables as soon as it arrives and
+only its column pieces are kept, so a read never holds the decoded batches and the merged
+columns at once; the final concatenation goes one column at a time and frees that column's
+pieces as it goes. The peak of a read is therefore the model plus one column, whatever the
+size of the JSON text. (The pieces are small allocations that glibc would keep on its heap
+once freed, so the freed pages are handed back to the OS as the columns are built.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mindinsight_profiler.formats.kineto.decode import Batch
+from mindinsight_profiler.model.strings import StringTable
+from mindinsight_profiler.model.trace import EVENT_COLUMNS, FLOW_COLUMNS, MEMORY_COLUMNS
+from mindinsight_profiler.util.heap import release_free_memory
+
+Columns = dict[str, np.ndarray]
+
+#: Freeing more than this many bytes of pieces hands the pages back to the OS at once.
+RELEASE_BYTES = 16 << 20
+
+#: Columns holding codes into a batch's local string table.
+STRING_COLUMNS = frozenset(
+    {"name", "cat", "grid", "block", "input_dims", "input_types", "call_stack"}
+)
+_SPECS = {"events": EVENT_COLUMNS, "memory": MEMORY_COLUMNS, "flows": FLOW_COLUMNS}
+
+
+class ColumnMerger:
+    """Accumulates batches in chunk order; `columns()` gives the merged tables once."""
+
+    def __init__(self) -> None:
+        self.strings = StringTable()
+        self.track_index: dict[tuple[str, str], int] = {}
+        self.metadata: list[tuple[str, str, str, str]] = []
+        self.count = 0  # events decoded so far, of any phase
+        self._parts: dict[str, dict[str, list[np.ndarray]]] = {t: {} for t in _SPECS}
+
+    def add(self, batch: Batch) -> None:
+        """Remap `batch`'s local codes to the trace's and keep its columns."""
+        smap = np.append(self.strings.merge(batch.strings), np.int32(-1))  # -1 stays -1
+        tracks = [self.track_index.setdefault(t, len(self.track_index)) for t in batch.tracks]
+        tmap = np.array([*tracks, -1], np.int32)
+        for table_name, table in (
+            ("events", batch.events),
+            ("memory", batch.memory),
+            ("flows", batch.flows),
+        ):
+            parts = self._parts[table_name]
+            for col, values in table.items():
+                if col in STRING_COLUMNS:
+                    values = smap[values]
+                elif col == "track":
+                    values = tmap[values]
+                parts.setdefault(col, []).append(values)
+        self.metadata.extend(batch.metadata)
+        self.count += batch.count
+
+    def columns(self) -> tuple[Columns, Columns, Columns]:
+        """(events, memory, flows), each column concatenated; the pieces are released."""
+        merged = []
+        for table_name, spec in _SPECS.items():
+            parts = self._parts[table_name]
+            n = sum(len(a) for a in parts.get(next(iter(spec)), []))
+            cols: Columns = {}
+            for col, (dtype, fill) in spec.items():
+                pieces = parts.pop(col, None)
+                if pieces:
+                    cols[col] = np.concatenate(pieces).astype(dtype, copy=False)
+                    freed = sum(a.nbytes for a in pieces)
+                    pieces.clear()
+                    if freed > RELEASE_BYTES:
+                        release_free_memory()
+                else:
+                    cols[col] = np.full(n, fill, dtype=dtype)
+            merged.append(cols)
+        release_free_memory()
+        return merged[0], merged[1], merged[2]
+
+    @property
+    def tracks(self) -> list[tuple[str, str]]:
+        return list(self.track_index)

@@ -1,0 +1,101 @@
+"""MindSpore's `hccl_raw_{rank}.csv`: communication costs per step, per link and per call.
+
+Columns: `step_num`, `communication_cost` and `wait_cost` (ms), `link_info` (JSON: per
+`src-dst` link and transport, [time ms, size, bandwidth]) and, in newer files,
+`communication_operator_cost` (JSON: per collective call `[step, cost ms, wait ms, links]`).
+The per-call costs are what lets a cluster view match the same collective across ranks;
+without them only step totals are known. Rows that are not steps (averages) are dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.mindspore.events import TraceBuilder
+from mindinsight_profiler.formats.side_files import read_csv
+
+_OPS_COLUMN = "communication_operator_cost"
+
+
+def _ms_to_ns(values: list[float] | np.ndarray) -> np.ndarray:
+    return np.rint(np.asarray(values, dtype=np.float64) * 1e6).astype(np.int64)
+
+
+def _operator_costs(path: Path, steps: list[str], cells: list[str]) -> list[tuple[Any, ...]]:
+    """(step, op name, cost ms, wait ms) of every collective call, from the JSON column."""
+    calls: list[tuple[Any, ...]] = []
+    for row, (step, cell) in enumerate(zip(steps, cells, strict=True)):
+        try:
+            ops = msgspec.json.decode(cell, type=dict[str, list[Any]])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise InputError(path, f"row {row + 2}: {_OPS_COLUMN} is not JSON") from None
+        for op, v in ops.items():
+            if len(v) < 3 or not all(isinstance(x, int | float) for x in v[1:3]):
+                raise InputError(path, f"row {row + 2}: {op} needs [step, cost, wait, ...]")
+            calls.append((int(step), op, float(v[1]), float(v[2])))
+    return calls
+
+
+def read_hccl(path: Path) -> dict[str, Any]:
+    """Per-step communication/wait cost (ms), per-link time (ms), size and bandwidth, calls."""
+    t = read_csv(path, ["step_num", "communication_cost", "wait_cost", "link_info"])
+    is_step = np.array([s.isdigit() for s in t.text("step_num")], dtype=bool)
+    if not is_step.any():
+        raise InputError(path, "no step rows")
+    t = t.select(is_step)
+    links: list[tuple[int, str, str, float, float, float]] = []
+    for row, (step, cell) in enumerate(zip(t.text("step_num"), t.text("link_info"), strict=True)):
+        try:
+            info = msgspec.json.decode(cell, type=dict[str, dict[str, list[float]]])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise InputError(path, f"row {row + 2}: link_info is not link JSON") from None
+        for link, by_type in info.items():
+            for kind, v in by_type.items():
+                if len(v) < 3:
+                    raise InputError(path, f"row {row + 2}: link {link} needs 3 values")
+                links.append((int(step), link, kind, v[0], v[1], v[2]))
+    calls = []
+    if t.has(_OPS_COLUMN):
+        calls = _operator_costs(path, t.text("step_num"), t.text(_OPS_COLUMN))
+    return {
+        "step": t.numbers("step_num", "int64"),
+        "comm_ns": _ms_to_ns(t.numbers("communication_cost")),
+        "wait_ns": _ms_to_ns(t.numbers("wait_cost")),
+        "links": links,
+        "calls": calls,
+    }
+
+
+def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
+    """Side tables `hccl` (per step), `hccl_links` (per link) and `hccl_ops` (per call)."""
+    b.add_table(
+        "hccl", {"step": parsed["step"], "comm_ns": parsed["comm_ns"], "wait_ns": parsed["wait_ns"]}
+    )
+    links = parsed["links"]
+    b.add_table(
+        "hccl_links",
+        {
+            "step": np.array([r[0] for r in links], dtype=np.int64),
+            "link": b.codes([r[1] for r in links]),
+            "transport": b.codes([r[2] for r in links]),
+            "time_ns": _ms_to_ns([r[3] for r in links]),
+            "size": np.array([r[4] for r in links], dtype=np.float64),
+            "bandwidth": np.array([r[5] for r in links], dtype=np.float64),
+        },
+    )
+    calls = parsed["calls"]
+    if calls:
+        b.add_table(
+            "hccl_ops",
+            {
+                "step": np.array([c[0] for c in calls], dtype=np.int64),
+                "op": b.codes([c[1] for c in calls]),
+                "comm_ns": _ms_to_ns([c[2] for c in calls]),
+                "wait_ns": _ms_to_ns([c[3] for c in calls]),
+            },
+        )

@@ -1,0 +1,214 @@
+"""Operators of a legacy MindSpore profiler folder: AI Core, AI CPU and the timeline.
+
+- `aicore_intermediate_{rank}_detail.csv`: per operator instance, its total execution time
+  (ms) and call count; `framework_raw_{rank}.csv` gives each instance's type, stream, task
+  and shapes. Together they become the `operators` side table, from which
+  `analysis.op_types` computes the per-type table MindInsight shows (the `_type.csv` file is
+  that table precomputed; tests check ours against it).
+- `aicpu_intermediate_{rank}.csv`: AI CPU kernels with run start/end in microseconds.
+- `{ascend,gpu}_timeline_display_{rank}.json`: Chrome-trace `X` events of device work.
+
+Column names changed across MindSpore versions (`op_type` / `kernel_type`, `full_op_name` /
+`full_kernel_name`, and `full_kernel_time` for the name in some detail files); each column
+is looked up under all the names it has had.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+from msgspec import Raw
+
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.mindspore.events import TraceBuilder
+from mindinsight_profiler.formats.side_files import (
+    CsvTable,
+    complete_event_times,
+    decode_event_array,
+    read_csv,
+)
+from mindinsight_profiler.model.kinds import Kind
+
+OPERATORS_TABLE = "operators"
+AICPU_TABLE = "aicpu"
+_NAME_COLS = ("full_op_name", "full_kernel_name", "full_kernel_time")
+_TYPE_COLS = ("op_type", "kernel_type")
+_OP_SUFFIX = re.compile(r"-op\d+$")
+
+
+def type_from_name(full_name: str) -> str:
+    """`Default/net/Conv2D-op13` -> `Conv2D`: MindSpore names instances `<Type>-op<N>`."""
+    return _OP_SUFFIX.sub("", full_name.rsplit("/", 1)[-1])
+
+
+def _column(table: CsvTable, choices: tuple[str, ...]) -> str:
+    for c in choices:
+        if table.has(c):
+            return c
+    raise InputError(table.path, f"missing column: one of {list(choices)}")
+
+
+def ms_to_ns(ms: np.ndarray) -> np.ndarray:
+    """Milliseconds (as written, a few decimals) to int64 ns, rounded to the nearest ns."""
+    return np.rint(ms * 1e6).astype(np.int64)
+
+
+def read_framework(path: Path) -> dict[str, dict[str, str]]:
+    """Per full op name: its type, stream and op_info JSON text, from `framework_raw_*.csv`."""
+    table = read_csv(path, [])
+    name_col, type_col = _column(table, _NAME_COLS), _column(table, _TYPE_COLS)
+    info = table.text("op_info") if table.has("op_info") else [""] * len(table)
+    stream = table.text("stream_id") if table.has("stream_id") else [""] * len(table)
+    return {
+        n: {"type": t, "stream": s, "op_info": i}
+        for n, t, s, i in zip(table.text(name_col), table.text(type_col), stream, info, strict=True)
+    }
+
+
+def read_aicore_detail(path: Path) -> dict[str, Any]:
+    """Operator instances: full name, total execution ns, call count."""
+    table = read_csv(path, ["execution_time"])
+    name_col = _column(table, _NAME_COLS)
+    calls = (
+        table.numbers("execution_frequency", "int64")
+        if table.has("execution_frequency")
+        else np.ones(len(table), dtype=np.int64)
+    )
+    return {
+        "names": table.text(name_col),
+        "total_ns": ms_to_ns(table.numbers("execution_time")),
+        "calls": calls,
+    }
+
+
+def add_operators(
+    builder: TraceBuilder, detail: dict[str, Any], framework: dict[str, dict[str, str]] | None
+) -> None:
+    """The `operators` side table; types from the framework file, else from the names."""
+    names: list[str] = detail["names"]
+    fw = framework or {}
+    types = [fw[n]["type"] if n in fw else type_from_name(n) for n in names]
+    builder.op_types.update(zip(names, types, strict=True))
+    builder.add_table(
+        OPERATORS_TABLE,
+        {
+            "name": builder.codes(names),
+            "op_type": builder.codes(types),
+            "engine": builder.codes(["AI Core"] * len(names)),
+            "calls": detail["calls"],
+            "total_ns": detail["total_ns"],
+            "op_info": builder.codes([fw[n]["op_info"] if n in fw else "" for n in names]),
+        },
+    )
+    builder.meta["op_types_from"] = "framework" if framework else "names"
+
+
+def read_aicpu(path: Path) -> dict[str, np.ndarray | list[str]]:
+    """AI CPU kernels: type, total/dispatch/execution time (ms) and run start/end (us)."""
+    table = read_csv(path, ["kernel_type", "total_time", "run_start", "run_end"])
+    start_us, end_us = table.numbers("run_start", "int64"), table.numbers("run_end", "int64")
+    if (end_us < start_us).any():
+        raise InputError(path, f"row {int(np.argmax(end_us < start_us)) + 2}: run_end < run_start")
+    out: dict[str, np.ndarray | list[str]] = {
+        "op_type": table.text("kernel_type"),
+        "total_ns": ms_to_ns(table.numbers("total_time")),
+        "start_ns": start_us * 1000,
+        "end_ns": end_us * 1000,
+    }
+    for col in ("dispatch_time", "execution_time"):
+        if table.has(col):
+            out[col.replace("_time", "_ns")] = ms_to_ns(table.numbers(col))
+    return out
+
+
+def add_aicpu(builder: TraceBuilder, rows: dict[str, Any], as_events: bool) -> None:
+    """AI CPU side table; its kernels become events when no timeline file covers them."""
+    types = builder.codes(rows["op_type"])
+    cols = {k: v for k, v in rows.items() if k != "op_type"}
+    builder.add_table(AICPU_TABLE, {"op_type": types, **cols})
+    if as_events:
+        track = builder.track("AI CPU", "0", "AI CPU", "", device=True)
+        builder.add_events(rows["start_ns"], rows["end_ns"], Kind.KERNEL, types, track)
+
+
+class _Args(msgspec.Struct, gc=False):
+    type: str = ""
+    fullname: str = ""
+    op_full_name: str = ""  # GPU timelines
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    name: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: Raw = Raw(b"0")
+    dur: Raw = Raw(b"0")
+    args: _Args | None = None
+
+
+_EVENTS = msgspec.json.Decoder(list[_Event])
+
+
+def read_timeline(path: Path) -> dict[str, Any]:
+    """`X` events of a `*_timeline_display_*.json` (a JSON array) as columns."""
+    events = [e for e in decode_event_array(path, _EVENTS, "a timeline") if e.ph == "X"]
+    if not events:
+        raise InputError(path, "the timeline holds no events")
+    start, dur = complete_event_times(path, events)
+    args = [e.args or _Args() for e in events]
+    return {
+        "start_ns": start,
+        "end_ns": start + dur,
+        "name": [a.fullname or a.op_full_name or e.name for a, e in zip(args, events, strict=True)],
+        # `type` is the op type in Ascend timelines (with `fullname`); GPU ones put the launch
+        # API there, which is no type.
+        "op_type": [a.type if a.fullname else "" for a in args],
+        "pid": [str(e.pid) for e in events],
+        "tid": [str(e.tid) for e in events],
+    }
+
+
+def align_timeline(timeline: dict[str, Any], aicpu: dict[str, Any] | None) -> int | None:
+    """Offset (ns) that puts a relative timeline on the device clock, or None if unknown.
+
+    Ascend timelines start at 0 = their first AI CPU kernel; the AI CPU file has the same
+    kernels in absolute microseconds. The offset is accepted only if every AI CPU kernel
+    found in the timeline (same name, same order) agrees on it within 1 us.
+    """
+    if aicpu is None or not len(aicpu["start_ns"]):
+        return None
+    names = timeline["name"]
+    ai_names: list[str] = aicpu["op_type"]
+    idx = [i for i, n in enumerate(names) if n in set(ai_names)]
+    if len(idx) != len(ai_names) or [names[i] for i in idx] != ai_names:
+        return None
+    offsets = aicpu["start_ns"] - timeline["start_ns"][np.array(idx)]
+    if int(offsets.max() - offsets.min()) > 1000:
+        return None
+    return int(np.rint(offsets.mean()))
+
+
+def add_timeline(builder: TraceBuilder, timeline: dict[str, Any], offset_ns: int | None) -> None:
+    """Timeline events as device kernels, one track per (pid, tid); op types noted by name."""
+    shift = offset_ns or 0
+    builder.meta["timeline_clock"] = "device" if offset_ns is not None else "relative"
+    keys = list(zip(timeline["pid"], timeline["tid"], strict=True))
+    distinct = {
+        k: builder.track(k[0], k[1], "AI CPU" if k[0] == "9000" else f"pid {k[0]}", "", True)
+        for k in dict.fromkeys(keys)
+    }
+    tracks = np.array([distinct[k] for k in keys], dtype=np.int32)
+    names = timeline["name"]
+    builder.op_types.update((n, t) for n, t in zip(names, timeline["op_type"], strict=True) if t)
+    builder.add_events(
+        timeline["start_ns"] + shift,
+        timeline["end_ns"] + shift,
+        Kind.KERNEL,
+        builder.codes(names),
+        tracks,
+    )

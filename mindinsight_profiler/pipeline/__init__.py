@@ -1,0 +1,1 @@
+"""Orchestration: input -> model -> report/advice through the workspace cache, and scale-out."""

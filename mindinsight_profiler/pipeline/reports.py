@@ -1,0 +1,162 @@
+"""The one path from an input file to its analysed report, through the workspace cache.
+
+The CLI (and later the server) call these functions; they never parse or analyse
+themselves. A cache problem never fails a request: a corrupt entry is rebuilt, an unwritable
+workspace only costs the speed-up.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
+from mindinsight_profiler.analysis.timeline.index import (
+    TimelineIndex,
+    has_timeline_index,
+    timeline_index,
+)
+from mindinsight_profiler.errors import CacheError, InputError
+from mindinsight_profiler.formats.detect import read_trace
+from mindinsight_profiler.formats.jsonstream import ProgressFn
+from mindinsight_profiler.formats.sources import RemoteInput, Source
+from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.pipeline.keys import cache_variant
+from mindinsight_profiler.store.cache import CacheEntry, Workspace
+
+log = logging.getLogger(__name__)
+
+
+def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) -> tuple[Trace, Path]:
+    """(trace, the local path it was read from): a local input, or a remote one staged
+    first (with its probe file) and read there; errors name the URL."""
+    if not isinstance(source, RemoteInput):
+        return read_trace(source, fmt, worker, progress), source
+    from mindinsight_profiler.store.staging import stage
+
+    try:
+        local = stage(source, progress)
+        return read_trace(local, fmt, worker, progress), local
+    except InputError as exc:
+        raise InputError(source.url_of(exc.path), exc.problem) from None
+
+
+def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
+    """The report, with the Profiler's DataLoader probe file of this worker when present
+    (beside the local trace file `path`)."""
+    probe_file = path.parent / f"{worker}.dataloader_probe.json"
+    probe = None
+    if path.is_file() and probe_file.is_file():
+        try:
+            probe = json.loads(probe_file.read_text())
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable probe file %s: %s", probe_file, exc)
+    return build_report(trace, probe=probe)
+
+
+def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
+    """The cached report if present, intact and of the current report version."""
+    try:
+        report = entry.load_report()
+    except CacheError as exc:
+        log.warning("rebuilding cache: %s", exc)
+        entry.discard()
+        return None
+    if report is not None and report.get("report_version") != REPORT_VERSION:
+        return None  # written by an older version: rebuilt (and overwritten) by the caller
+    return report
+
+
+def analyse_file(
+    path: Source,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
+) -> tuple[dict[str, Any], bool]:
+    """(report, served_from_cache) for one worker's input (a trace file or a folder)."""
+
+    def read() -> tuple[Trace, dict[str, Any]]:
+        trace, local = _read(path, fmt, worker, progress)
+        return trace, _report(trace, local, worker)
+
+    if workspace is None:
+        return read()[1], False
+    entry = workspace.entry(path, cache_variant(fmt, worker))
+    report = _cached_report(entry)
+    if report is not None:
+        return report, True
+    try:
+        with workspace.lock(entry):
+            report = _cached_report(entry)  # built by another process while we waited
+            if report is not None:
+                return report, True
+            trace, report = read()
+            _save(entry, trace, report)
+    except OSError as exc:  # unwritable workspace: analyse without caching
+        log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
+        report = read()[1]
+    return report, False
+
+
+def load_trace(
+    path: Source,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
+) -> Trace:
+    """The model of one worker's input, memory-mapped from the cache when possible."""
+    entry = workspace.entry(path, cache_variant(fmt, worker)) if workspace is not None else None
+    if entry is not None:
+        try:
+            trace = entry.load_trace()
+            if trace is not None:
+                return trace
+        except CacheError as exc:
+            log.warning("rebuilding cache: %s", exc)
+            entry.discard()
+    trace, local = _read(path, fmt, worker, progress)
+    if entry is not None:
+        _save(entry, trace, _report(trace, local, worker))
+    return trace
+
+
+def load_timeline(
+    path: Source,
+    workspace: Workspace | None = None,
+    progress: ProgressFn | None = None,
+    fmt: str = "kineto",
+    worker: str = "",
+) -> tuple[Trace, TimelineIndex]:
+    """The trace and its timeline index; a cached trace gains the index in its entry once.
+
+    Building the index costs about a second per million events; writing it into the cache
+    entry means every later process (any server worker) reopens it memory-mapped instead.
+    """
+    trace = load_trace(path, workspace, progress, fmt, worker)
+    if has_timeline_index(trace):
+        return trace, timeline_index(trace)
+    index = timeline_index(trace)
+    if workspace is not None:
+        from mindinsight_profiler.store.staging import local_path  # staged already: no download
+
+        entry = workspace.entry(path, cache_variant(fmt, worker))
+        try:
+            with workspace.lock(entry):
+                report = _cached_report(entry) or _report(trace, local_path(path), worker)
+                _save(entry, trace, report)
+        except OSError as exc:
+            log.warning(
+                "workspace %s not usable (%s); timeline index not cached", workspace.root, exc
+            )
+    return trace, index
+
+
+def _save(entry: CacheEntry, trace: Trace, report: dict[str, Any]) -> None:
+    try:
+        entry.save(trace, {"report": report})
+    except OSError as exc:
+        log.warning("could not write cache %s: %s", entry.dir, exc)

@@ -1,0 +1,20 @@
+"""The run list and one run's inputs (`/api/v1/runs`, `/api/v1/runs/<run>`)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from mindinsight_profiler.server.services import run_json, services
+
+bp = Blueprint("runs", __name__)
+
+
+@bp.get("/runs")
+def list_runs() -> Response:
+    return jsonify({"runs": [run_json(e) for e in services().registry.runs()]})
+
+
+@bp.get("/runs/<run>")
+def get_run(run: str) -> Response:
+    entry = services().registry.get(run)
+    return jsonify(dict(run_json(entry), inputs=services().states.inputs(entry.files)))

@@ -1,0 +1,1 @@
+"""Ground-floor helpers that every layer may use (no imports from the package)."""
