@@ -21,7 +21,11 @@ from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import Table, kernel_table, operator_table
 from mindinsight_profiler.analysis.steps.boundaries import averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, step_breakdown
-from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
+from mindinsight_profiler.analysis.steps.step_trace import (
+    AUTO_POINTS,
+    StepPoints,
+    step_trace_section,
+)
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.heap import release_free_memory
@@ -137,11 +141,13 @@ def build_report(
     fp_point: str | None = None,
     bp_point: str | None = None,
     tree: OpTree | None = None,
+    points: StepPoints = AUTO_POINTS,
 ) -> dict[str, Any]:
     """Analyse a trace into the overview report (tables cut to `top` rows when given).
 
     `probe` is the Profiler's DataLoader probe file of this worker, when there is one;
-    `fp_point`/`bp_point` override the step trace's points (else FP_POINT/BP_POINT, else auto).
+    `fp_point`/`bp_point` override the step trace's points (else the configured `points`,
+    else found automatically).
     `tree`: the operator tree, when the caller has built it already.
     """
     steps = _lean(find_steps(trace))
@@ -152,7 +158,7 @@ def build_report(
     durations = (steps.duration_ns / 1000.0).tolist()
     first = averaged_from(trace, len(steps))
     avg = breakdown.average_ns(first)
-    step_trace = _lean(step_trace_section(trace, fp_point, bp_point))
+    step_trace = _lean(step_trace_section(trace, fp_point, bp_point, points))
     gpu = _gpu_summary(trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
     gpu = _lean(gpu)
     return {

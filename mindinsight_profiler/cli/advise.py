@@ -7,6 +7,7 @@ gate on performance regressions the way it gates on tests.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
+from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -128,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, advising on {run_.name}", file=sys.stderr)
     file = run_.select(args.worker, args.span)
-    advice = advise_file(file, run_, workspace, args.rules_dir)
+    points = StepPoints.from_environ(os.environ)  # read where settings enter
+    advice = advise_file(file, run_, workspace, args.rules_dir, points)
     advice.findings = [f for f in advice.findings if _at_least(f, args.min_severity)]
     if args.format == "json":
         sys.stdout.write(msgspec.json.encode(advice).decode() + "\n")

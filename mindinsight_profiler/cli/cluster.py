@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -109,7 +111,10 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(f"analysing {len(target.workers)} ranks") if show else None
     failed: list[dict[str, str]] = []
     try:
-        summaries = summarise_run(target, workspace, args.jobs, args.scheduler, args.span, bar)
+        points = StepPoints.from_environ(os.environ)  # read where settings enter
+        summaries = summarise_run(
+            target, workspace, args.jobs, args.scheduler, args.span, bar, points
+        )
     except RankFailures as exc:
         summaries = exc.summaries
         failed = [f.to_json() for f in exc.failures]

@@ -17,6 +17,7 @@ from typing import Any
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
+from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
@@ -29,6 +30,12 @@ LOCATION_HELP = "; or a URL: s3://bucket/prefix, gs://, az://, file:// (see docs
 
 #: Inputs at least this large get a progress bar (when stderr is a terminal, or --progress).
 PROGRESS_MIN_BYTES = 16 << 20
+
+
+def configured_points() -> StepPoints:
+    """The step-trace points the user set (`FP_POINT`/`BP_POINT`, as in MindInsight): the
+    environment is read here, where settings enter, and passed down."""
+    return StepPoints.from_environ(os.environ)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -111,7 +118,9 @@ def _analyse(args: argparse.Namespace) -> int:
         show = sys.stderr.isatty() and size >= PROGRESS_MIN_BYTES
     bar = ProgressBar(f"reading {file.path.name}") if show else None
     try:
-        report, _cached = analyse_file(file.source, workspace, bar, file.format, file.worker)
+        report, _cached = analyse_file(
+            file.source, workspace, bar, file.format, file.worker, configured_points()
+        )
     finally:
         if bar:
             bar.close()
@@ -121,7 +130,9 @@ def _analyse(args: argparse.Namespace) -> int:
         from mindinsight_profiler.pipeline.reports import load_trace
 
         # memory-mapped from the cache when present
-        trace = load_trace(file.source, workspace, None, file.format, file.worker)
+        trace = load_trace(
+            file.source, workspace, None, file.format, file.worker, configured_points()
+        )
         ops, kernels = grouped_tables(trace, args.group_by, args.kernel_group_by)
         report.update(operators=ops, kernels=kernels)
     if args.top is not None:
@@ -143,7 +154,9 @@ def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
     if not runs:
         raise InputError(path, "no profiler output found")
     file = runs[0].select()
-    return analyse_file(file.source, workspace, None, file.format, file.worker)[0]
+    return analyse_file(
+        file.source, workspace, None, file.format, file.worker, configured_points()
+    )[0]
 
 
 def _diff(args: argparse.Namespace) -> int:

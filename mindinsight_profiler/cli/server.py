@@ -149,6 +149,7 @@ def start(args: argparse.Namespace) -> int:
         rules_dirs=tuple(p.resolve() for p in args.rules_dir), host=args.host, port=args.port,
         workers=args.workers, url_path_prefix=args.url_path_prefix,
         reload_interval=args.reload_interval, jobs=args.jobs, scheduler=args.scheduler or None,
+        fp_point=os.environ.get("FP_POINT") or None, bp_point=os.environ.get("BP_POINT") or None,
     )  # fmt: skip
     settings = Settings.from_env(settings.to_env())  # normalised exactly as workers will see it
     logs = workspace / "logs"

@@ -18,6 +18,7 @@ import msgspec
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
@@ -28,7 +29,9 @@ from mindinsight_profiler.store.cache import Workspace
 log = logging.getLogger(__name__)
 
 
-def run_reports(run: Run, workspace: Workspace | None) -> list[dict[str, Any]]:
+def run_reports(
+    run: Run, workspace: Workspace | None, points: StepPoints = AUTO_POINTS
+) -> list[dict[str, Any]]:
     """Every worker's `rank_summary` (first span of each), for the cluster facts.
 
     Summaries, not reports: the cluster facts read only the summary's keys, and a run of
@@ -38,7 +41,7 @@ def run_reports(run: Run, workspace: Workspace | None) -> list[dict[str, Any]]:
     summaries = []
     for worker in run.workers:
         file = run.select(worker)
-        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker)
+        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
         summaries.append(rank_summary(dict(report, worker=file.worker, span=file.span)))
     return summaries
 
@@ -48,13 +51,14 @@ def advise_file(
     run: Run | None = None,
     workspace: Workspace | None = None,
     rules_dirs: Sequence[str | Path] = (),
+    points: StepPoints = AUTO_POINTS,
 ) -> Advice:
     """The advice of one worker (computed once per rules version, then read back)."""
-    report, _ = analyse_file(file.source, workspace, None, file.format, file.worker)
+    report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
     report = dict(report, worker=file.worker, span=file.span)
     stored = None
     if workspace is not None:
-        entry = workspace.entry(file.source, cache_variant(file.format, file.worker))
+        entry = workspace.entry(file.source, cache_variant(file.format, file.worker, points))
         stored = entry.dir / advice_name(rules_dirs, run)
         try:
             return msgspec.json.decode(stored.read_bytes(), type=Advice)
@@ -64,10 +68,10 @@ def advise_file(
             log.warning("recomputing advice: %s: %s", stored, exc)
 
     def trace() -> Trace | None:
-        return load_trace(file.source, workspace, None, file.format, file.worker)
+        return load_trace(file.source, workspace, None, file.format, file.worker, points)
 
     def others() -> list[dict[str, Any]]:
-        return run_reports(run, workspace) if run is not None else [report]
+        return run_reports(run, workspace, points) if run is not None else [report]
 
     advice = advise_report(report, trace, others, rules_dirs)
     if stored is not None and stored.parent.is_dir():

@@ -9,7 +9,6 @@ an input is analysed already, so they must never drift from what the pipeline wr
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -18,15 +17,16 @@ from mindinsight_profiler import advisor
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import rules_fingerprint
+from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.formats.discovery import Run
 
 
-def cache_variant(fmt: str, worker: str) -> str:
+def cache_variant(fmt: str, worker: str, points: StepPoints = AUTO_POINTS) -> str:
     """Cache-key variant: the worker where one folder holds several (legacy ranks), and the
-    FP_POINT/BP_POINT overrides, which change the step trace of the cached report."""
+    configured FP/BP points, which change the step trace of the cached report."""
     base = worker if fmt == "mindspore_legacy" else ""
-    points = os.environ.get("FP_POINT", ""), os.environ.get("BP_POINT", "")
-    return f"{base}|fp={points[0]}|bp={points[1]}" if any(points) else base
+    fp, bp = points.fp or "", points.bp or ""
+    return f"{base}|fp={fp}|bp={bp}" if fp or bp else base
 
 
 def _run_fingerprint(run: Run | None) -> str:

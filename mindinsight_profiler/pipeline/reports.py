@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
+from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
     has_timeline_index,
@@ -43,7 +44,7 @@ def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) ->
         raise InputError(source.url_of(exc.path), exc.problem) from None
 
 
-def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
+def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> dict[str, Any]:
     """The report, with the Profiler's DataLoader probe file of this worker when present
     (beside the local trace file `path`)."""
     probe_file = path.parent / f"{worker}.dataloader_probe.json"
@@ -53,7 +54,7 @@ def _report(trace: Trace, path: Path, worker: str) -> dict[str, Any]:
             probe = json.loads(probe_file.read_text())
         except (OSError, ValueError) as exc:
             log.warning("ignoring unreadable probe file %s: %s", probe_file, exc)
-    return build_report(trace, probe=probe)
+    return build_report(trace, probe=probe, points=points)
 
 
 def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
@@ -75,16 +76,20 @@ def analyse_file(
     progress: ProgressFn | None = None,
     fmt: str = "kineto",
     worker: str = "",
+    points: StepPoints = AUTO_POINTS,
 ) -> tuple[dict[str, Any], bool]:
-    """(report, served_from_cache) for one worker's input (a trace file or a folder)."""
+    """(report, served_from_cache) for one worker's input (a trace file or a folder).
+
+    `points`: the FP/BP points configured where settings enter (part of the cache key).
+    """
 
     def read() -> tuple[Trace, dict[str, Any]]:
         trace, local = _read(path, fmt, worker, progress)
-        return trace, _report(trace, local, worker)
+        return trace, _report(trace, local, worker, points)
 
     if workspace is None:
         return read()[1], False
-    entry = workspace.entry(path, cache_variant(fmt, worker))
+    entry = workspace.entry(path, cache_variant(fmt, worker, points))
     report = _cached_report(entry)
     if report is not None:
         return report, True
@@ -107,9 +112,12 @@ def load_trace(
     progress: ProgressFn | None = None,
     fmt: str = "kineto",
     worker: str = "",
+    points: StepPoints = AUTO_POINTS,
 ) -> Trace:
     """The model of one worker's input, memory-mapped from the cache when possible."""
-    entry = workspace.entry(path, cache_variant(fmt, worker)) if workspace is not None else None
+    entry = (
+        workspace.entry(path, cache_variant(fmt, worker, points)) if workspace is not None else None
+    )
     if entry is not None:
         try:
             trace = entry.load_trace()
@@ -120,7 +128,7 @@ def load_trace(
             entry.discard()
     trace, local = _read(path, fmt, worker, progress)
     if entry is not None:
-        _save(entry, trace, _report(trace, local, worker))
+        _save(entry, trace, _report(trace, local, worker, points))
     return trace
 
 
@@ -130,23 +138,24 @@ def load_timeline(
     progress: ProgressFn | None = None,
     fmt: str = "kineto",
     worker: str = "",
+    points: StepPoints = AUTO_POINTS,
 ) -> tuple[Trace, TimelineIndex]:
     """The trace and its timeline index; a cached trace gains the index in its entry once.
 
     Building the index costs about a second per million events; writing it into the cache
     entry means every later process (any server worker) reopens it memory-mapped instead.
     """
-    trace = load_trace(path, workspace, progress, fmt, worker)
+    trace = load_trace(path, workspace, progress, fmt, worker, points)
     if has_timeline_index(trace):
         return trace, timeline_index(trace)
     index = timeline_index(trace)
     if workspace is not None:
         from mindinsight_profiler.store.staging import local_path  # staged already: no download
 
-        entry = workspace.entry(path, cache_variant(fmt, worker))
+        entry = workspace.entry(path, cache_variant(fmt, worker, points))
         try:
             with workspace.lock(entry):
-                report = _cached_report(entry) or _report(trace, local_path(path), worker)
+                report = _cached_report(entry) or _report(trace, local_path(path), worker, points)
                 _save(entry, trace, report)
         except OSError as exc:
             log.warning(

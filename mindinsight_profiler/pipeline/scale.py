@@ -13,8 +13,8 @@ on every worker (a shared filesystem: NFS, Lustre, a mounted bucket): the tasks 
 paths, not data, and the cache key includes the resolved input path. A run in object
 storage (`s3://...`) is staged by each worker into the shared workspace, with the
 credentials and `MINDINSIGHT_STORAGE_OPTIONS` of the worker's own environment. Workers need
-this package installed in the same version. `FP_POINT`/`BP_POINT` overrides are read from
-each worker's own environment.
+this package installed in the same version. The FP/BP points configured on the driver travel
+with each task (a worker's own environment is not read).
 
 A rank that fails (unreadable file, a crash, a worker process that died) is reported by
 its file; the other ranks' summaries still arrive (`RankFailures` carries both).
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.formats.sources import Source
@@ -122,7 +123,13 @@ def source_name(source: Source) -> str:
 
 
 def summarise_file(
-    source: Source, fmt: str, worker: str, span: str, root: str, shared: bool = True
+    source: Source,
+    fmt: str,
+    worker: str,
+    span: str,
+    root: str,
+    shared: bool = True,
+    points: StepPoints = AUTO_POINTS,
 ) -> dict[str, Any]:
     """The task: analyse one input into the workspace at `root`, return its summary.
 
@@ -133,7 +140,7 @@ def summarise_file(
 
     single_reader(shared)
     try:
-        report, _ = analyse_file(source, Workspace(root), None, fmt, worker)
+        report, _ = analyse_file(source, Workspace(root), None, fmt, worker, points)
         return {"summary": rank_summary(dict(report, worker=worker, span=span))}
     except InputError as exc:
         return {"error": str(exc)}
@@ -197,6 +204,7 @@ def summarise_run(
     scheduler: str | None = None,
     span: str | None = None,
     progress: RankProgress | None = None,
+    points: StepPoints = AUTO_POINTS,
 ) -> list[dict[str, Any]]:
     """Every worker's `rank_summary`, analysed in parallel (pool of `jobs`, or Dask).
 
@@ -214,7 +222,7 @@ def summarise_run(
     with _executor(jobs, scheduler) as executor:
         futures: dict[Future[dict[str, Any]], int] = {
             executor.submit(
-                summarise_file, _absolute(f), f.format, f.worker, f.span, root, shared
+                summarise_file, _absolute(f), f.format, f.worker, f.span, root, shared, points
             ): i
             for i, f in enumerate(files)
         }

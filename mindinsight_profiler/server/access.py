@@ -71,7 +71,7 @@ _entries_lock = Lock()
 def _cache_entry(file: TraceFile) -> CacheEntry:
     ws = workspace()
     ident = file.remote.identity() if file.remote is not None else str(file.path)
-    key = (str(ws.root), ident, cache_variant(file.format, file.worker))
+    key = (str(ws.root), ident, cache_variant(file.format, file.worker, services().settings.points))
     now = time.monotonic()
     with _entries_lock:
         hit = _entries.get(key)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.pipeline.advice import advise_file
@@ -62,21 +63,25 @@ def input_summary(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def analyse_input(
-    file: TraceFile, run: Run, workspace_root: Path, rules_dirs: tuple[Path, ...], fingerprint: str
+    file: TraceFile,
+    run: Run,
+    workspace_root: Path,
+    rules_dirs: tuple[Path, ...],
+    fingerprint: str,
+    points: StepPoints = AUTO_POINTS,
 ) -> str:
     """Analyse one input into the cache; returns the final state (also written)."""
     from mindinsight_profiler.store.cache import Workspace
 
-    store = StateStore(workspace_root)
+    store = StateStore(workspace_root, points)
     workspace = Workspace(workspace_root)
     store.write(file, ANALYSING, fingerprint, progress=0.0)
     started = time.monotonic()
     try:
-        report, _ = analyse_file(
-            file.source, workspace, _Progress(store, file, fingerprint), file.format, file.worker
-        )
-        advise_file(file, run, workspace, rules_dirs)
-        load_timeline(file.source, workspace, None, file.format, file.worker)
+        progress = _Progress(store, file, fingerprint)
+        report, _ = analyse_file(file.source, workspace, progress, file.format, file.worker, points)
+        advise_file(file, run, workspace, rules_dirs, points)
+        load_timeline(file.source, workspace, None, file.format, file.worker, points)
     except InputError as exc:
         log.warning("analysis failed: %s", exc)
         store.write(file, FAILED, fingerprint, error=str(exc))

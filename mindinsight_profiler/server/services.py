@@ -25,7 +25,7 @@ class Services:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.registry = RunRegistry(settings.summary_base_dir, settings.workspace)
-        self.states = StateStore(Workspace(settings.workspace).root)
+        self.states = StateStore(Workspace(settings.workspace).root, settings.points)
 
 
 def services() -> Services:

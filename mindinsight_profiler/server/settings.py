@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -29,12 +30,23 @@ class Settings:
     jobs: int = 1  # background analysis processes per server (local pool)
     scheduler: str | None = None  # Dask scheduler address: analyse there instead of locally
     max_page_size: int = 1000
+    # FP start / BP end operators of the step trace (MindInsight's FP_POINT/BP_POINT)
+    fp_point: str | None = None
+    bp_point: str | None = None
+
+    @property
+    def points(self) -> StepPoints:
+        """The configured step-trace points, as the pipeline takes them."""
+        return StepPoints(self.fp_point, self.bp_point)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         """Settings from `MINDINSIGHT_SUMMARY_BASE_DIR`, `MINDINSIGHT_PORT`, ..."""
         env = dict(os.environ if env is None else env)
         values: dict[str, object] = {}
+        for name in ("FP_POINT", "BP_POINT"):  # the names MindInsight users know
+            if env.get(name):
+                env.setdefault(ENV_PREFIX + name, env[name])
         for f in fields(cls):
             raw = env.get(ENV_PREFIX + f.name.upper())
             if raw is None or raw == "":

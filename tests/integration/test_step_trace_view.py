@@ -15,7 +15,7 @@ import pytest
 
 from mindinsight_profiler.analysis.data_pipeline.wait import loader_wait_per_step
 from mindinsight_profiler.analysis.steps.boundaries import find_steps
-from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
+from mindinsight_profiler.analysis.steps.step_trace import StepPoints, step_trace_section
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 from mindinsight_profiler.model.trace import Trace
@@ -130,8 +130,11 @@ def test_points_can_be_overridden(monkeypatch: pytest.MonkeyPatch) -> None:
     auto = step_trace_section(trace)
     same = step_trace_section(trace, fp_point="aten::conv2d")
     later = step_trace_section(trace, fp_point="Optimizer.zero_grad#SGD.zero_grad")
+    configured = StepPoints.from_environ({"BP_POINT": "Optimizer.step#SGD.step"})
+    opt_end = step_trace_section(trace, configured=configured)
+    # The analysis never reads the environment itself: the edge (CLI, settings) passes it.
     monkeypatch.setenv("BP_POINT", "Optimizer.step#SGD.step")
-    opt_end = step_trace_section(trace)
+    assert step_trace_section(trace) == auto
     missing = step_trace_section(trace, fp_point="no such op")
     assert auto and same and later and opt_end and missing
     assert same["fp_point"]["source"] == "argument"

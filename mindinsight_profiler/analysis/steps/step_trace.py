@@ -12,8 +12,8 @@ MindInsight does.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,27 @@ from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 from mindinsight_profiler.model.trace import Trace
 
 STAGES = ("total", "iteration_interval", "fp_and_bp", "tail")
+
+
+@dataclass(frozen=True)
+class StepPoints:
+    """FP start / BP end operators the user configured for every run (`FP_POINT`/`BP_POINT`).
+
+    Read once where settings enter (the CLI, the server's settings, the Profiler) and passed
+    down: an analysis never reads the environment, so the same trace always gives the same
+    section, and the cache key can name the points that shaped a cached report.
+    """
+
+    fp: str | None = None
+    bp: str | None = None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> StepPoints:
+        return cls(environ.get("FP_POINT") or None, environ.get("BP_POINT") or None)
+
+
+#: No configured points: both are found automatically.
+AUTO_POINTS = StepPoints()
 
 
 @dataclass(frozen=True)
@@ -50,19 +71,23 @@ class _Timeline:
 
 
 def step_trace_section(
-    trace: Trace, fp_point: str | None = None, bp_point: str | None = None
+    trace: Trace,
+    fp_point: str | None = None,
+    bp_point: str | None = None,
+    configured: StepPoints = AUTO_POINTS,
 ) -> dict[str, Any] | None:
     """Per-step and average stages with the FP/BP points used; None without steps.
 
-    `fp_point`/`bp_point` (else env `FP_POINT`/`BP_POINT`) name the operators to split at in
-    operator traces; MindSpore's step-trace points are the device's own and are kept.
+    `fp_point`/`bp_point` (else the `configured` ones, shown as source `env`) name the
+    operators to split at in operator traces; MindSpore's step-trace points are the device's
+    own and are kept.
     """
     if STEP_TABLE in trace.tables and len(trace.tables[STEP_TABLE]["step"]):
         return _render(_from_table(trace), "step_trace_table", *_ms_points(trace))
-    fp_src = "argument" if fp_point else ("env" if os.environ.get("FP_POINT") else "auto")
-    bp_src = "argument" if bp_point else ("env" if os.environ.get("BP_POINT") else "auto")
-    fp_point = fp_point or os.environ.get("FP_POINT") or None
-    bp_point = bp_point or os.environ.get("BP_POINT") or None
+    fp_src = "argument" if fp_point else ("env" if configured.fp else "auto")
+    bp_src = "argument" if bp_point else ("env" if configured.bp else "auto")
+    fp_point = fp_point or configured.fp
+    bp_point = bp_point or configured.bp
     tl = _from_operators(trace, fp_point, bp_point)
     if tl is None:
         return None
