@@ -10,6 +10,7 @@ All three are measured over the steps' span (first step start to last step end):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -76,3 +77,47 @@ def device_metrics(trace: Trace, span_start_ns: int, span_end_ns: int) -> list[D
             )
         )
     return out
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100.0 * x, 4)
+
+
+def gpu_summary(trace: Trace, start_ns: int, end_ns: int) -> dict[str, Any] | None:
+    """The report's `gpu` section: each device's metrics over [start, end) and their means."""
+    metrics = device_metrics(trace, start_ns, end_ns)
+    if not metrics:
+        return None
+    props = {
+        p.get("id"): p for p in trace.meta.get("device_properties") or [] if isinstance(p, dict)
+    }
+    devices: list[dict[str, Any]] = []
+    for m in metrics:
+        p = props.get(m.device, {})
+        devices.append(
+            {
+                "device": m.device,
+                "name": p.get("name"),
+                "memory_bytes": p.get("totalGlobalMem"),
+                "compute_capability": (
+                    f"{p['computeMajor']}.{p.get('computeMinor', 0)}"
+                    if "computeMajor" in p
+                    else None
+                ),
+                "utilization": _pct(m.utilization),
+                "sm_efficiency": _pct(m.sm_efficiency),
+                "occupancy": None if m.occupancy is None else round(m.occupancy, 4),
+                "kernel_us": m.kernel_ns / 1000.0,
+            }
+        )
+
+    def mean(key: str) -> float | None:
+        vals = [float(d[key]) for d in devices if d[key] is not None]
+        return round(float(np.mean(vals)), 4) if vals else None
+
+    return {
+        "utilization": mean("utilization"),
+        "sm_efficiency": mean("sm_efficiency"),
+        "occupancy": mean("occupancy"),
+        "devices": devices,
+    }

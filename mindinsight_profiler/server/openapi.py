@@ -44,7 +44,7 @@ def build_spec(server_url: str = "/api/v1") -> dict[str, Any]:
     )  # fmt: skip
     spec.components.schema("Error", schema=schemas.Error)
     spec.path(path="/runs", operations={"get": {
-        "summary": "Every run under the base dir: id, name, workers, formats",
+        "summary": "Every run under the base dir: id, name, workers, formats, pages",
         "responses": {"200": {"description": "the runs"}},
     }})  # fmt: skip
     spec.path(path="/runs/{run}", operations={"get": {

@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import current_app
 
+from mindinsight_profiler.analysis.sections import pages_for
 from mindinsight_profiler.server.registry import RunEntry, RunRegistry
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.server.state import StateStore
@@ -35,11 +36,14 @@ def services() -> Services:
 
 
 def run_json(entry: RunEntry) -> dict[str, Any]:
-    """A run as the run list shows it: names, workers, formats and analysis state."""
+    """A run as the run list shows it: names, workers, formats, the dashboard pages those
+    formats can have, and the analysis state."""
+    formats = {f.format for f in entry.files}
     return {
         "id": entry.id,
         "name": entry.name,
         "workers": entry.run.workers,
-        "formats": sorted({f.format for f in entry.files}),
+        "formats": sorted(formats),
+        "pages": pages_for(formats),
         **services().states.run_state(entry.files),
     }

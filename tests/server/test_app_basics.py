@@ -17,6 +17,14 @@ def test_runs_health_and_headers() -> None:
     assert names == ["resnet50_num_workers_0", "resnet50_num_workers_4", "tb_plugin_expected"]
     one = client.get(f"/api/v1/runs/{runs[0]['id']}")
     assert one.status_code == 200 and one.json["workers"] == ["worker0"]
+    assert one.json["pages"][0] == "overview" and "modules" in one.json["pages"]
+
+
+def test_a_run_lists_the_pages_its_formats_can_have() -> None:
+    client = create_app(Settings(shared("mindspore_legacy"))).test_client()
+    runs = client.get("/api/v1/runs").json["runs"]
+    assert runs and all(r["formats"] == ["mindspore_legacy"] for r in runs)
+    assert all("modules" not in r["pages"] and "timeline" in r["pages"] for r in runs)
     health = client.get("/healthz")
     assert health.json == {"status": "ok"}
     assert "default-src 'self'" in health.headers["Content-Security-Policy"]

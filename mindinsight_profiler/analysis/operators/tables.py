@@ -163,3 +163,12 @@ def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name
         table["registers_per_thread"] = ev["regs"][fk].tolist()
         table["shared_memory"] = ev["smem"][fk].tolist()
     return _sorted(table, "total_us")
+
+
+def rows(table: Table) -> list[dict[str, Any]]:
+    """A column table as JSON-ready rows (one dict per row, keys in column order)."""
+    keys = list(table)
+    return [
+        dict(zip(keys, values, strict=True))
+        for values in zip(*(table[k] for k in keys), strict=True)
+    ]

@@ -15,6 +15,8 @@ export interface Run {
   name: string
   workers: string[]
   formats: string[]
+  /** The dashboard pages its formats can have, in menu order (`analysis/sections.py`). */
+  pages: string[]
   state: RunState
   progress?: number
   error?: string

@@ -1,0 +1,182 @@
+"""The report's sections, registered in one place: what each is, how it is built, which
+dashboard page shows it and which input formats can have it.
+
+`build_report` builds the sections in this order (the report's key order); the server tells
+the dashboard which pages a run has from `pages_for`; so a new section is its analysis
+module, its builder here and one `SectionSpec` line, and a new page one `PageSpec` line.
+Builders share what several need (steps, breakdown, operator tree, step trace) through
+`ReportInputs`, which computes each once, on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.analysis.communication.parallel import parallel_section
+from mindinsight_profiler.analysis.communication.section import communication_section
+from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
+from mindinsight_profiler.analysis.gpu import gpu_summary
+from mindinsight_profiler.analysis.memory.section import memory_section
+from mindinsight_profiler.analysis.operators.modules import module_section
+from mindinsight_profiler.analysis.operators.query import op_types_section
+from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
+from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
+from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
+from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
+from mindinsight_profiler.analysis.steps.step_trace import (
+    AUTO_POINTS,
+    StepPoints,
+    step_trace_section,
+)
+from mindinsight_profiler.model.trace import Trace
+
+
+@dataclass
+class ReportInputs:
+    """What the section builders read: the trace, the caller's options, and the analyses
+    several sections share (each computed once, when a builder first asks for it)."""
+
+    trace: Trace
+    top: int | None = None
+    probe: dict[str, Any] | None = None
+    fp_point: str | None = None
+    bp_point: str | None = None
+    points: StepPoints = AUTO_POINTS
+    given_tree: OpTree | None = None
+
+    @cached_property
+    def steps(self) -> Steps:
+        return find_steps(self.trace)
+
+    @cached_property
+    def breakdown(self) -> Breakdown:
+        return step_breakdown(self.trace, self.steps)
+
+    @cached_property
+    def tree(self) -> OpTree:
+        return self.given_tree if self.given_tree is not None else op_tree(self.trace)
+
+    @cached_property
+    def first(self) -> int:
+        """Index of the first step the averages cover (MindSpore leaves out the first)."""
+        return averaged_from(self.trace, len(self.steps))
+
+    @cached_property
+    def step_trace(self) -> dict[str, Any] | None:
+        return step_trace_section(self.trace, self.fp_point, self.bp_point, self.points)
+
+    def cut(self, table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return table[: self.top] if self.top else table
+
+
+def _steps(x: ReportInputs) -> dict[str, Any]:
+    steps = x.steps
+    durations = (steps.duration_ns / 1000.0).tolist()
+    return {
+        "count": len(steps),
+        "names": steps.names,
+        "from_profiler_steps": steps.from_profiler_steps,
+        "start_ns": steps.start_ns.tolist(),
+        "durations_us": durations,
+        "averaged_from": x.first,
+        "average_us": float(np.mean(durations[x.first :])) if durations else 0.0,
+    }
+
+
+def _breakdown_us(x: ReportInputs) -> dict[str, float]:
+    avg = x.breakdown.average_ns(x.first)
+    return {c: avg[c] / 1000.0 for c in CATEGORIES}
+
+
+def _breakdown_per_step_us(x: ReportInputs) -> list[dict[str, float]]:
+    return [
+        {c: v / 1000.0 for c, v in zip(CATEGORIES, row, strict=True)}
+        for row in x.breakdown.per_step_ns.tolist()
+    ]
+
+
+def _gpu(x: ReportInputs) -> dict[str, Any] | None:
+    steps = x.steps
+    return (
+        gpu_summary(x.trace, int(steps.start_ns[0]), int(steps.end_ns[-1])) if len(steps) else None
+    )
+
+
+def _memory(x: ReportInputs) -> dict[str, Any] | None:
+    """The memory section without the per-allocation columns (large; served on request)."""
+    section = memory_section(x.trace)
+    if section is not None:
+        for device in section["devices"]:
+            pairs = device.get("pairs")
+            if isinstance(pairs, dict):
+                device["pairs"] = {"count": pairs.get("count"), "live": pairs.get("live")}
+    return section
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """One report section: its key, its builder, and whether to hand freed memory back to
+    the OS after building it (the heavy ones free hundreds of MB on large traces)."""
+
+    key: str
+    build: Callable[[ReportInputs], Any]
+    lean: bool = False
+
+
+#: The analysed sections, in the report's key order (after its identity keys).
+SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("steps", _steps, lean=True),
+    SectionSpec("breakdown_us", _breakdown_us, lean=True),
+    SectionSpec("breakdown_per_step_us", _breakdown_per_step_us),
+    SectionSpec("gpu", _gpu, lean=True),
+    SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True),
+    SectionSpec("step_trace", lambda x: x.step_trace, lean=True),
+    SectionSpec(
+        "data_pipeline", lambda x: data_pipeline_section(x.trace, x.probe, (x.steps, x.breakdown))
+    ),
+    SectionSpec("memory", _memory, lean=True),
+    SectionSpec("communication", lambda x: communication_section(x.trace)),
+    SectionSpec("modules", lambda x: module_section(x.trace, x.tree)),
+    SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree)))),
+    SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True),
+    SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),
+    SectionSpec("parallel", lambda x: parallel_section(x.trace, x.step_trace)),
+)
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """A dashboard page of a run: the sections it shows, and the input formats that can
+    have it (None: every format). The dashboard's menu lists the pages of a run's formats."""
+
+    name: str
+    sections: tuple[str, ...] = ()
+    formats: frozenset[str] | None = None
+
+
+#: The pages of a run, in menu order (`ui/src/router.ts` has one route per name).
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("overview", ("steps", "breakdown_us", "gpu", "op_types")),
+    PageSpec("step-trace", ("step_trace",)),
+    PageSpec("operators", ("operators", "op_types")),
+    PageSpec("kernels", ("kernels",)),
+    PageSpec("data-pipeline", ("data_pipeline",)),
+    PageSpec("memory", ("memory",)),
+    PageSpec("communication", ("communication",)),
+    PageSpec("cluster", ("communication", "parallel")),
+    # `nn.Module` times come from PyTorch's `with_modules` events: no MindSpore input has them.
+    PageSpec("modules", ("modules",), frozenset({"kineto", "ascend_pt"})),
+    PageSpec("diff"),
+    PageSpec("timeline"),
+)
+
+
+def pages_for(formats: Iterable[str]) -> list[str]:
+    """The pages a run whose inputs have these formats can show, in menu order."""
+    have = set(formats)
+    return [p.name for p in PAGES if p.formats is None or have & p.formats]
