@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs build script, without type declarations
+import { toTypeScript, typeOf } from '../scripts/schema-to-ts.mjs'
+
+describe('schema-to-ts', () => {
+  it('turns what msgspec emits into TypeScript', () => {
+    expect(typeOf({ anyOf: [{ type: 'integer' }, { type: 'number' }] })).toBe('number')
+    expect(typeOf({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toBe('string | null')
+    expect(typeOf({ type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } })).toBe('(number | null)[]')
+    expect(typeOf({ type: 'object', additionalProperties: { type: 'number' } })).toBe('Record<string, number>')
+    expect(typeOf({ $ref: '#/$defs/Steps' })).toBe('Steps')
+    expect(typeOf({ enum: ['auto', 'env'] })).toBe('"auto" | "env"')
+    expect(typeOf({})).toBe('unknown')
+  })
+
+  it('marks fields that may be absent as optional and keeps descriptions', () => {
+    const ts = toTypeScript({
+      $ref: '#/$defs/Report',
+      $defs: {
+        Report: {
+          type: 'object', title: 'Report', description: 'One worker.',
+          properties: { steps: { $ref: '#/$defs/Steps' }, parallel: { type: 'string' } },
+          required: ['steps'],
+        },
+        Steps: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+      },
+    }, 'Report')
+    expect(ts).toContain('/** One worker. */\nexport interface Report {\n  steps: Steps\n  parallel?: string\n}')
+    expect(ts).toContain('export interface Steps {\n  count: number\n}')
+  })
+
+  it('refuses what it does not know instead of guessing', () => {
+    expect(() => typeOf({ type: 'mystery' })).toThrow(/unsupported/)
+  })
+})
