@@ -85,7 +85,7 @@ def test_report_round_trips_byte_for_byte(file: TraceFile) -> None:
     assert _text(report_builtins(typed)) == _text(expected)
     if expected is not report:  # the normalisation changed key order, nothing else
         assert json.loads(_text(report)) == json.loads(_text(expected))
-        assert _text(report) != _text(expected), "op_types rows are typed-first now: drop it"
+        assert _text(report) != _text(expected), "rows are type-first now: drop _type_first"
     # What `mindinsight analyse --format json` prints: the report, then worker and span.
     cli = dict(expected, worker=file.worker, span=file.span)
     assert _text(report_builtins(to_analyse_output(cli))) == _text(cli)
