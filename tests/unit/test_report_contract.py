@@ -83,6 +83,8 @@ def test_report_round_trips_byte_for_byte(file: TraceFile) -> None:
     assert isinstance(typed, Report)
     expected = _type_first(report)
     assert _text(report_builtins(typed)) == _text(expected)
+    cached = json.loads(_text(report))  # as `report.json` gives it back: no NumPy scalars
+    assert _text(report_builtins(to_report(cached))) == _text(expected)
     if expected is not report:  # the normalisation changed key order, nothing else
         assert json.loads(_text(report)) == json.loads(_text(expected))
         assert _text(report) != _text(expected), "rows are type-first now: drop _type_first"
