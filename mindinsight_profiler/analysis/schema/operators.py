@@ -1,0 +1,92 @@
+"""Operator sections of the report: `op_types`, `operators`, `kernels` and `modules`.
+
+Producers: `analysis.op_query.op_types_section`, `analysis.tables.operator_table` and
+`kernel_table` (rows of `analysis.report.rows`), `analysis.modules.module_section`.
+All times are microseconds. The grouped tables (`mindinsight analyse --group-by ...`,
+`analysis.report.grouped_tables`) add the columns of their grouping at the end of each row;
+those fields are UNSET (absent from the JSON) in the report's own name-grouped tables.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from mindinsight_profiler.analysis.schema.base import Record
+
+
+class OpTypeRow(Record, frozen=True, kw_only=True):
+    """Calls and time of one operator type (or of all types past the top ten: "others").
+
+    Key order: MindSpore's operator side table (`by` = "total_ns") writes `type` last on
+    every row but "others"; this declaration has it first, as every other producer does.
+    """
+
+    type: str
+    calls: int
+    total_us: float
+    mean_us: float
+    percent: float  # share of the grand total, 0-100
+
+
+class OpTypes(Record, frozen=True, kw_only=True):
+    """Operator types ranked by time: the top ten, the rest summed into "others"."""
+
+    by: Literal["device_self_ns", "host_self_ns", "total_ns"]  # the time ranked by
+    types: list[OpTypeRow]
+
+
+class OperatorRow(Record, frozen=True, kw_only=True):
+    """One operator (by name, or name + input shapes / call stack) over all its calls."""
+
+    name: str
+    calls: int
+    host_self_us: float
+    host_total_us: float
+    device_self_us: float
+    device_total_us: float
+    tc_eligible: bool  # an operator that could use Tensor Cores
+    tc_self_ratio: float  # share (0-1) of its own device time on Tensor Cores
+    tc_total_ratio: float
+    has_call_stack: bool
+    input_shape: str | msgspec.UnsetType = msgspec.UNSET  # group_by="name_input" ("" = none)
+    call_stack: str | msgspec.UnsetType = msgspec.UNSET  # group_by="name_stack" ("" = none)
+
+
+class KernelRow(Record, frozen=True, kw_only=True):
+    """One kernel (by name, or by name + launching operator + launch settings)."""
+
+    name: str
+    tc_used: bool  # a Tensor Core kernel, by its name
+    calls: int
+    total_us: float
+    mean_us: float
+    min_us: float
+    max_us: float
+    blocks_per_sm: float | None  # duration-weighted; None when no kernel has the figure
+    occupancy: float | None  # duration-weighted percent; None as above
+    # group_by="name_op_launch" only:
+    operator: str | msgspec.UnsetType = msgspec.UNSET  # "N/A" when launched by no operator
+    grid: str | msgspec.UnsetType = msgspec.UNSET
+    block: str | msgspec.UnsetType = msgspec.UNSET
+    registers_per_thread: int | msgspec.UnsetType = msgspec.UNSET
+    shared_memory: int | msgspec.UnsetType = msgspec.UNSET  # bytes
+
+
+class ModuleRow(Record, frozen=True, kw_only=True):
+    """One `nn.Module` (by name) over all its calls."""
+
+    name: str
+    parent: str | None  # innermost enclosing module; None at the top
+    occurrences: int
+    host_total_us: float
+    host_self_us: float
+    device_self_us: float
+    device_total_us: float
+
+
+class Modules(Record, frozen=True, kw_only=True):
+    """Modules of a trace recorded `with_modules`, by host total time, largest first."""
+
+    modules: list[ModuleRow]

@@ -1,0 +1,59 @@
+"""The overview report of one worker, as one declaration for the cache, the API and the UI.
+
+`Report` is what `analysis.report.build_report` returns, the cache stores as `report.json`
+and the server serves; `AnalyseOutput` is what `mindinsight analyse --format json` prints:
+the report followed by the worker and span it describes. Fields are in the key order of the
+JSON (`REPORT_VERSION` of `analysis.report` changes with them).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.communication import (
+    Communication,
+    Distributed,
+    Parallel,
+)
+from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline
+from mindinsight_profiler.analysis.schema.device import GpuSummary
+from mindinsight_profiler.analysis.schema.memory import Memory
+from mindinsight_profiler.analysis.schema.operators import (
+    KernelRow,
+    Modules,
+    OperatorRow,
+    OpTypes,
+)
+from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
+
+
+class Report(Record, frozen=True, kw_only=True):
+    """The overview report of one worker; a section the input cannot give is null."""
+
+    report_version: int
+    source: str  # file or folder name of the input
+    format: str  # reader: kineto, ascend_pt, mindspore2, mindspore_legacy
+    framework: Literal["pytorch", "mindspore", "unknown"]
+    device_type: Literal["gpu", "npu", "cpu"]
+    steps: Steps
+    breakdown_us: Breakdown  # the average step
+    breakdown_per_step_us: list[Breakdown]
+    gpu: GpuSummary | None
+    op_types: OpTypes | None
+    step_trace: StepTrace | None
+    data_pipeline: DataPipeline | None
+    memory: Memory | None
+    communication: Communication | None
+    modules: Modules | None
+    operators: list[OperatorRow]
+    kernels: list[KernelRow]
+    distributed: Distributed | None
+    parallel: Parallel | None
+
+
+class AnalyseOutput(Report, frozen=True, kw_only=True):
+    """`mindinsight analyse --format json`: the report, then which worker and span it is."""
+
+    worker: str
+    span: str  # "" when the worker has one unnamed span
