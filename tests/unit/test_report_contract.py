@@ -6,7 +6,7 @@ and the cache print it: the two texts must be identical. `torch_cpu/large` (469 
 is left out unless MI_TEST_LARGE=1.
 
 One known difference is normalised, and checked to be the only one: MindSpore's operator
-side table (`op_types.by == "total_ns"`, `analysis.op_query.op_types_section`) writes the
+side table (`op_types.by == "total_ns"`, `analysis.operators.query.op_types_section`) writes the
 `type` key of its rows last, except on the "others" row; no single declaration can have
 both orders, so `OpTypeRow` has `type` first, as every other producer writes it.
 """
@@ -22,7 +22,6 @@ import msgspec
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.breakdown import CATEGORIES
 from mindinsight_profiler.analysis.report import build_report, grouped_tables
 from mindinsight_profiler.analysis.schema import (
     AnalyseOutput,
@@ -32,10 +31,11 @@ from mindinsight_profiler.analysis.schema import (
     to_report,
 )
 from mindinsight_profiler.analysis.schema.steps import Breakdown
+from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import TraceFile, discover
-from mindinsight_profiler.pipeline import analyse_file
+from mindinsight_profiler.pipeline.reports import analyse_file
 from mindinsight_profiler.store.atomic import json_default
 from tests.conftest import SHARED_DATA, shared
 

@@ -46,7 +46,10 @@ function wrap(type) {
 
 function comment(text, indent) {
   if (!text) return ''
-  const lines = String(text).trim().split('\n')
+  // docstrings: the first line, then the rest without their common indentation
+  const [first, ...rest] = String(text).trim().split('\n')
+  const margin = Math.min(...rest.filter((l) => l.trim()).map((l) => l.match(/^ */)[0].length))
+  const lines = [first, ...rest.map((l) => l.slice(Number.isFinite(margin) ? margin : 0))]
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`.trimEnd()).join('\n')}\n${indent} */\n`
 }

@@ -1,6 +1,6 @@
 """The `data_pipeline` section: is the input pipeline keeping the accelerator fed?
 
-Producer: `analysis.data_pipeline.data_pipeline_section` (PyTorch: DataLoader waits from the
+Producer: `analysis.data_pipeline.section.data_pipeline_section` (PyTorch: DataLoader waits from the
 trace and the optional DataLoader probe file; MindSpore: MindData's queue, pipeline and CPU
 profiling, judged by `analysis.minddata_rules`). One shape for both frameworks: parts a
 framework or an input lacks are None or empty lists, never missing keys.

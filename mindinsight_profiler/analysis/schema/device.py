@@ -1,6 +1,6 @@
 """The `gpu` section: utilization, SM efficiency and occupancy per device that ran kernels.
 
-Producer: `analysis.report._gpu_summary` over `analysis.gpu.device_metrics`. Utilization and
+Producer: `analysis.gpu.gpu_summary` over `analysis.gpu.device_metrics`. Utilization and
 SM efficiency are percentages (0-100, rounded to 4 places), occupancy is the weighted mean
 achieved occupancy in percent; the device's name, memory and compute capability are copied
 from the trace's `deviceProperties` (None when the trace has none).

@@ -1,7 +1,8 @@
 """The `memory` section: allocated/reserved curves, peaks and per-operator allocations.
 
-Producer: `analysis.memory.memory_section`, cut by `analysis.report._memory_summary` (the
-per-allocation columns of `pairs` are served on request, the report keeps their counts).
+Producer: `analysis.memory.section.memory_section`, cut by the memory builder of
+`analysis.sections` (the per-allocation columns of `pairs` are served on request, the report
+keeps their counts).
 Times are int nanoseconds of the trace's clock, sizes int bytes.
 
 A device built only from Ascend's `operator_memory` table (no `memory_record` series) has

@@ -1,7 +1,8 @@
 """Operator sections of the report: `op_types`, `operators`, `kernels` and `modules`.
 
-Producers: `analysis.op_query.op_types_section`, `analysis.tables.operator_table` and
-`kernel_table` (rows of `analysis.report.rows`), `analysis.modules.module_section`.
+Producers: `analysis.operators.query.op_types_section`,
+`analysis.operators.tables.operator_table` and `kernel_table` (rows of
+`analysis.operators.tables.rows`), `analysis.operators.modules.module_section`.
 All times are microseconds. The grouped tables (`mindinsight analyse --group-by ...`,
 `analysis.report.grouped_tables`) add the columns of their grouping at the end of each row;
 those fields are UNSET (absent from the JSON) in the report's own name-grouped tables.

@@ -1,7 +1,7 @@
 """Step sections of the report: `steps`, `breakdown_us`/`breakdown_per_step_us`, `step_trace`.
 
 Producers: `analysis.report.build_report` (steps, breakdown; categories from
-`analysis.breakdown.CATEGORIES`) and `analysis.step_trace_view.step_trace_section`.
+`analysis.steps.breakdown.CATEGORIES`) and `analysis.steps.step_trace.step_trace_section`.
 Times named `*_ns` are absolute nanoseconds of the trace's clock; `*_us` are microseconds.
 """
 
@@ -27,7 +27,7 @@ class Steps(Record, frozen=True, kw_only=True):
 class Breakdown(Record, frozen=True, kw_only=True):
     """Time of one step (or the average step) per category, in microseconds.
 
-    The fields are `analysis.breakdown.CATEGORIES`, in that order (a test checks it): the
+    The fields are `analysis.steps.breakdown.CATEGORIES`, in that order (a test checks it): the
     set is fixed by the code, so it is a struct rather than a dict keyed by data.
     """
 

@@ -3,39 +3,17 @@ import type { Where } from './types'
 
 export type Breakdown = Record<string, number>
 
-export interface GpuDevice {
-  device: number | string
-  name: string | null
-  memory_bytes: number | null
-  compute_capability: string | null
-  utilization: number | null
-  sm_efficiency: number | null
-  occupancy: number | null
-  kernel_us: number | null
-}
-
-export interface OpTypeRow {
-  type: string
-  calls: number
-  total_us: number
-  mean_us: number
-  percent: number
-}
+// Rows the report declares in Python (`mindinsight_profiler/analysis/schema/`), generated.
+export type { GpuDevice, OpTypeRow } from './generated/report'
+import type { GpuSummary, OpTypes, Steps } from './generated/report'
 
 export interface Overview extends Where {
   format: string
-  steps: {
-    count: number
-    names: string[]
-    durations_us: number[]
-    average_us: number | null
-    /** Index of the first step the averages cover (1: MindSpore leaves out the compiling step). */
-    averaged_from?: number
-  }
+  steps: Steps
   breakdown_us: Breakdown
   breakdown_per_step_us: Breakdown[]
-  gpu: { utilization: number | null; sm_efficiency: number | null; occupancy: number | null; devices: GpuDevice[] } | null
-  op_types: { by: string; types: OpTypeRow[] } | null
+  gpu: GpuSummary | null
+  op_types: OpTypes | null
   data_pipeline: {
     framework: string
     data_wait: { average_us: number | null; share: number | null; loader_share: number | null }
