@@ -13,6 +13,7 @@ from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.sections import SECTIONS, ReportInputs
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
+from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.heap import release_free_memory
@@ -34,13 +35,10 @@ def grouped_tables(
     )
 
 
-#: The framework that wrote each input format (for badges and grouping in the dashboard).
-FRAMEWORKS = {
-    "kineto": "pytorch",
-    "ascend_pt": "pytorch",
-    "mindspore2": "mindspore",
-    "mindspore_legacy": "mindspore",
-}
+def framework(fmt: object) -> str:
+    """The framework that wrote an input format (for badges and grouping in the dashboard)."""
+    spec = spec_of(str(fmt))
+    return spec.framework if spec is not None else "unknown"
 
 
 def device_type(trace: Trace) -> str:
@@ -71,7 +69,7 @@ def build_report(
         "report_version": REPORT_VERSION,
         "source": trace.meta.get("source"),
         "format": trace.meta.get("format"),
-        "framework": FRAMEWORKS.get(str(trace.meta.get("format")), "unknown"),
+        "framework": framework(trace.meta.get("format")),
         "device_type": device_type(trace),
     }
     for section in SECTIONS:

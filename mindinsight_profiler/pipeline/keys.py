@@ -19,12 +19,14 @@ from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import rules_fingerprint
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.formats.discovery import Run
+from mindinsight_profiler.formats.registry import spec_of
 
 
 def cache_variant(fmt: str, worker: str, points: StepPoints = AUTO_POINTS) -> str:
     """Cache-key variant: the worker where one folder holds several (legacy ranks), and the
     configured FP/BP points, which change the step trace of the cached report."""
-    base = worker if fmt == "mindspore_legacy" else ""
+    spec = spec_of(fmt)
+    base = worker if spec is not None and spec.worker_in_key else ""
     fp, bp = points.fp or "", points.bp or ""
     return f"{base}|fp={fp}|bp={bp}" if fp or bp else base
 

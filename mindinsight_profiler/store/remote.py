@@ -32,6 +32,7 @@ from typing import Any
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile, discover_tree
 from mindinsight_profiler.formats.discovery import parse_name as _parse_name
+from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.formats.sources import Member, RemoteInput, url_protocol
 from mindinsight_profiler.formats.tree import ROOT, ListingTree, Opener
 
@@ -46,13 +47,6 @@ PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "a
 #: Fields of an fsspec info dict that tell versions of one object apart.
 _VERSION_KEYS = ("ETag", "etag", "generation", "md5Hash", "VersionId", "LastModified",
                  "last_modified", "updated", "mtime")  # fmt: skip
-#: Sub-folders of a worker folder that its reader reads besides the folder's own files, and
-#: whether it reads the `minddata_profiling` folder beside the worker folder.
-_READS: dict[str, tuple[tuple[str, ...], bool]] = {
-    "ascend_pt": (("ASCEND_PROFILER_OUTPUT",), False),
-    "mindspore2": (("ASCEND_PROFILER_OUTPUT", "FRAMEWORK", "minddata_profiling"), True),
-    "mindspore_legacy": ((), False),
-}
 _SECRET_WORDS = ("key", "secret", "token", "password", "credential", "sas", "sig")
 
 
@@ -254,11 +248,13 @@ def _input(
     """The objects one worker's reader needs, and the staged folders it owns."""
     rel = PurePosixPath(file.path.relative_to(base))
     url = url_of(rel)
-    if file.format == "kineto":
+    spec = spec_of(file.format)
+    if spec is None or spec.staged_subfolders is None:  # one file, and its probe file
         probe = rel.parent / f"{file.worker}.dataloader_probe.json"
         chosen = tuple(members[r] for r in (rel, probe) if r in members)
         return RemoteInput(url, file.path, chosen, (), stage)
-    subs, beside = _READS[file.format]
+    # a worker folder: the sub-folders its reader reads, and the one beside it if it reads that
+    subs, beside = spec.staged_subfolders, spec.staged_beside
     scopes = [(rel, False), *((rel / s, True) for s in subs)]
     if beside and rel != ROOT:
         scopes.append((rel.parent / "minddata_profiling", True))
