@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import registry
 from mindinsight_profiler.formats.discovery import folder_format
 from mindinsight_profiler.formats.jsonstream import ProgressFn
-from mindinsight_profiler.formats.registry import FORMATS, spec_of
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
 #: Every format's tag, in registry order.
-TAGS = tuple(spec.tag for spec in FORMATS)
+TAGS = tuple(spec.tag for spec in registry.FORMATS)
 
 
 def read_trace(
@@ -24,7 +24,7 @@ def read_trace(
     """
     if fmt is None:
         fmt = folder_format(path) or FormatTag.KINETO
-    spec = spec_of(fmt)
+    spec = registry.spec_of(fmt)
     if spec is None:
         raise InputError(path, f"unknown input format {fmt!r}")
     return spec.read(path, worker, progress)

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import registry
 from mindinsight_profiler.formats.sources import RemoteInput, Source
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.formats.tree import ROOT, LocalTree, Tree
 
 _TRACE_NAME = re.compile(r"^(?P<worker>.*?)(?:\.(?P<span>\d+))?\.pt\.trace\.json(?:\.gz)?$")
@@ -32,7 +34,7 @@ class TraceFile:
     worker: str
     span: str
     path: Path
-    format: str = "kineto"  # kineto | ascend_pt | mindspore2 | mindspore_legacy
+    format: str = FormatTag.KINETO  # a `FormatTag` (a str): see formats/registry.py
     #: Set for an input in object storage: `path` is then where it is staged locally.
     remote: RemoteInput | None = None
 
@@ -136,16 +138,6 @@ def _is_trace(tree: Tree, file: PurePosixPath) -> bool:
     return any(key in head for key in _TRACE_KEYS)
 
 
-_LEGACY_MARKERS = re.compile(
-    r"^(step_trace_raw|aicore_intermediate|framework_raw|minddata_pipeline_raw|hccl_raw)_(\d+)"
-)
-
-
-def _legacy_ranks(names: list[str]) -> list[str]:
-    ranks = {m.group(2) for name in names if (m := _LEGACY_MARKERS.match(name))}
-    return sorted(ranks, key=int)
-
-
 def folder_format(folder: Path) -> str | None:
     """The format of a worker folder, or None if it is not one."""
     return _format(LocalTree(folder), ROOT)
@@ -155,16 +147,9 @@ def _format(tree: Tree, rel: PurePosixPath) -> str | None:
     """The format of the tree's folder `rel`, or None if it is not a worker folder."""
     if not tree.is_dir(rel):
         return None
-    name = tree.name(rel)
-    if name == "ASCEND_PROFILER_OUTPUT" and tree.parent_name(rel).endswith("_ascend_pt"):
-        return "ascend_pt"  # the export folder inside a worker folder, given directly
-    if name.endswith("_ascend_pt"):
-        return "ascend_pt"
-    if name.endswith("_ascend_ms"):
-        return "mindspore2"
-    if _legacy_ranks(tree.names(rel)):
-        return "mindspore_legacy"
-    return None
+    return next(
+        (s.tag for s in registry.FORMATS if s.detect is not None and s.detect(tree, rel)), None
+    )
 
 
 def _inside_worker_folder(tree: Tree, folder: PurePosixPath) -> bool:
@@ -176,14 +161,10 @@ def _folder_files(
     tree: Tree, folder: PurePosixPath, place: Callable[[PurePosixPath], Path]
 ) -> list[TraceFile]:
     fmt = _format(tree, folder)
-    if fmt == "mindspore_legacy":
-        ranks = _legacy_ranks(tree.names(folder))
-        return [TraceFile(f"rank{r}", "", place(folder), fmt) for r in ranks]
-    path, name = place(folder), tree.name(folder)
-    if name == "ASCEND_PROFILER_OUTPUT":
-        path, name = path.parent, tree.parent_name(folder)
-    worker = name.rsplit("_ascend_", 1)[0]
-    return [TraceFile(worker, "", path, fmt or "kineto")]
+    spec = registry.spec_of(fmt) if fmt is not None else None
+    if spec is None:
+        return [TraceFile(tree.name(folder).rsplit("_ascend_", 1)[0], "", place(folder))]
+    return [TraceFile(w, "", place(rel), spec.tag) for w, rel in spec.workers(tree, folder)]
 
 
 def _group_runs(

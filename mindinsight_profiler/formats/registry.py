@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mindinsight_profiler.formats import ascend, kineto, mindspore
-from mindinsight_profiler.formats.spec import FormatSpec, FormatTag
+from mindinsight_profiler.formats.spec import FormatSpec
 
 FORMATS: tuple[FormatSpec, ...] = (
     kineto.SPEC,
@@ -12,12 +12,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     mindspore.LEGACY_SPEC,
 )
 
-_BY_TAG = {spec.tag: spec for spec in FORMATS}
-
 
 def spec_of(tag: str) -> FormatSpec | None:
     """The spec of a format tag, or None for a tag no reader declares."""
-    try:
-        return _BY_TAG.get(FormatTag(tag))
-    except ValueError:
-        return None
+    return next((spec for spec in FORMATS if spec.tag == tag), None)
