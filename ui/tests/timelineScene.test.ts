@@ -2,37 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { blockFill, colorKey, hashString, nameColor, textOn } from '@/timeline/colors'
 import { hitScenes, hitTest } from '@/timeline/hitTest'
 import { coverage, makeScene, matchingNames, rowCovering, sceneKey, sharpness } from '@/timeline/scene'
-import type { WindowAnswer } from '@/timeline/types'
 import { tooltipText } from '@/timeline/tooltip'
 import { WindowCache } from '@/timeline/windowCache'
-
-/** A window answer as the API writes it: events, merged blocks, a launch flow. */
-function answer(t0: number, t1: number, width: number, bucket: number, shift = 0): WindowAnswer {
-  return {
-    version: 1, origin_ns: 0, t0_ns: t0, t1_ns: t1, width_px: width, bucket_ns: bucket, truncated: false,
-    tracks: [
-      { id: 0, pid: '1', tid: '1', process_name: 'CPU', thread_name: 'main', is_device: false, depth: 3, events: 9 },
-      { id: 2, pid: '0', tid: 'stream 7', process_name: 'GPU 0', thread_name: '', is_device: true, depth: 1, events: 3 },
-    ],
-    kinds: ['other', 'cpu_op', 'user_annotation', 'python_function', 'python', 'runtime', 'kernel'],
-    // deliberately not in start order within a row, as long events and lone ones are appended
-    events: {
-      index: [10, 11, 12, 13, 14, 15],
-      track: [0, 0, 0, 0, 2, 0],
-      start_ns: [0, 100, 600, 150, 190, 400].map((x) => x + shift),
-      dur_ns: [1000, 300, 200, 20, 50, 2],
-      name: [0, 1, 1, 2, 3, 1],
-      kind: [2, 1, 1, 5, 6, 1],
-      depth: [0, 1, 1, 2, 0, 1],
-    },
-    blocks: {
-      track: [0, 2], depth: [2, 0], start_ns: [500 + shift, 300 + shift], dur_ns: [64, 128],
-      count: [7, 3], busy_ns: [40, 128],
-    },
-    flows: { src_track: [0, 0], src_ns: [150 + shift, 520 + shift], dst_track: [2, 2], dst_ns: [190 + shift, 300 + shift], cat: [-1, -1] },
-    names: ['ProfilerStep#5', 'aten::conv2d', 'cudaLaunchKernel', 'volta_scudnn_128x64_relu'],
-  }
-}
+import { answer } from './timelineFixtures'
 
 describe('scene', () => {
   it('indexes items per row in start order and places flow ends on rows', () => {

@@ -45,3 +45,9 @@ export function tooltipText(hit: Hit, w: TooltipWords): TooltipText {
     zoom: true,
   }
 }
+
+/** The tooltip as the track view shows it: the text, at the pointer (canvas px). */
+export interface TooltipBox extends TooltipText {
+  x: number
+  y: number
+}
