@@ -21,7 +21,8 @@ from mindinsight_profiler.util.heap import release_free_memory
 __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "rows"]
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
-REPORT_VERSION = 10
+#: 11: MindSpore's operator-type rows write `type` first, in the order of `OpTypeRow`.
+REPORT_VERSION = 11
 
 
 def grouped_tables(

@@ -33,6 +33,7 @@ from mindinsight_profiler.analysis.steps.step_trace import (
     StepPoints,
     step_trace_section,
 )
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
 
@@ -170,7 +171,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("communication", ("communication",)),
     PageSpec("cluster", ("communication", "parallel")),
     # `nn.Module` times come from PyTorch's `with_modules` events: no MindSpore input has them.
-    PageSpec("modules", ("modules",), frozenset({"kineto", "ascend_pt"})),
+    PageSpec("modules", ("modules",), frozenset({FormatTag.KINETO, FormatTag.ASCEND_PT})),
     PageSpec("diff"),
     PageSpec("timeline"),
 )

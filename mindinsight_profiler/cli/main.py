@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _analyse(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
     from mindinsight_profiler.pipeline.reports import analyse_file
@@ -118,13 +119,13 @@ def _analyse(args: argparse.Namespace) -> int:
         show = sys.stderr.isatty() and size >= PROGRESS_MIN_BYTES
     bar = ProgressBar(f"reading {file.path.name}") if show else None
     try:
-        report, _cached = analyse_file(
+        typed, _cached = analyse_file(
             file.source, workspace, bar, file.format, file.worker, configured_points()
         )
     finally:
         if bar:
             bar.close()
-    report = dict(report, worker=file.worker, span=file.span)
+    report = report_for(typed, file.worker, file.span)
     if args.group_by != "name" or args.kernel_group_by != "name":
         from mindinsight_profiler.analysis.report import grouped_tables
         from mindinsight_profiler.pipeline.reports import load_trace
@@ -138,8 +139,8 @@ def _analyse(args: argparse.Namespace) -> int:
     if args.top is not None:
         report["operators"] = report["operators"][: args.top]
         report["kernels"] = report["kernels"][: args.top]
-    if args.format == "json":
-        json.dump(report, sys.stdout, separators=(",", ":"))
+    if args.format == "json":  # through the declared output: what is printed is the contract
+        json.dump(report_builtins(to_analyse_output(report)), sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(report, top=args.top if args.top is not None else 20))
@@ -147,6 +148,7 @@ def _analyse(args: argparse.Namespace) -> int:
 
 
 def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
+    from mindinsight_profiler.analysis.schema import report_builtins
     from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.staging import discover_location
 
@@ -154,9 +156,10 @@ def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
     if not runs:
         raise InputError(path, "no profiler output found")
     file = runs[0].select()
-    return analyse_file(
+    report, _ = analyse_file(
         file.source, workspace, None, file.format, file.worker, configured_points()
-    )[0]
+    )
+    return report_builtins(report)
 
 
 def _diff(args: argparse.Namespace) -> int:

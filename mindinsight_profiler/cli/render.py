@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mindinsight_profiler.formats.spec import FormatTag
+
 _LABELS = {
     "kernel": "Kernel",
     "memcpy": "Memcpy",
@@ -66,7 +68,7 @@ def render(report: dict[str, Any], top: int = 20) -> str:
     out += ["Step time breakdown (average per step)", *_table(["Category", "Time", "Share"], rows)]
     gpu = report.get("gpu")
     if gpu:
-        kind = "NPU" if report.get("format") == "ascend_pt" else "GPU"
+        kind = "NPU" if report.get("format") == FormatTag.ASCEND_PT else "GPU"
         out += ["", f"{kind} summary"]
         for d in gpu["devices"]:
             out.append(

@@ -19,6 +19,7 @@ from mindinsight_profiler.analysis.operators.filters import operator_mask
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import operator_table
 from mindinsight_profiler.analysis.report import build_report, rows
+from mindinsight_profiler.analysis.schema import report_builtins, to_report
 from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.collect.options import ProfilerOptions
 from mindinsight_profiler.errors import InputError, ProfilerError
@@ -88,7 +89,8 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
     probe = _probe(profiler_dir, latest.worker)
     tree = op_tree(trace)
     points = StepPoints.from_environ(os.environ)  # the training script is an edge
-    report = build_report(trace, probe=probe, tree=tree, points=points)
+    # the report's declared contract first, then the Profiler's own keys on top of it
+    report = report_builtins(to_report(build_report(trace, probe=probe, tree=tree, points=points)))
     mask = operator_mask(
         trace, tree, options.subgraph, options.optypes_to_deal, options.optypes_not_deal
     )

@@ -18,6 +18,7 @@ import msgspec
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
@@ -42,7 +43,7 @@ def run_reports(
     for worker in run.workers:
         file = run.select(worker)
         report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
-        summaries.append(rank_summary(dict(report, worker=file.worker, span=file.span)))
+        summaries.append(rank_summary(report_for(report, file.worker, file.span)))
     return summaries
 
 
@@ -54,8 +55,8 @@ def advise_file(
     points: StepPoints = AUTO_POINTS,
 ) -> Advice:
     """The advice of one worker (computed once per rules version, then read back)."""
-    report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
-    report = dict(report, worker=file.worker, span=file.span)
+    typed, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
+    report = report_for(typed, file.worker, file.span)
     stored = None
     if workspace is not None:
         entry = workspace.entry(file.source, cache_variant(file.format, file.worker, points))

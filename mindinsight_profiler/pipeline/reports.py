@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+
+import msgspec
 
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
+from mindinsight_profiler.analysis.schema import Report, decode_report, encode_report, to_report
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
@@ -23,6 +25,7 @@ from mindinsight_profiler.errors import CacheError, InputError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.sources import RemoteInput, Source
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.keys import cache_variant
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
@@ -44,9 +47,9 @@ def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) ->
         raise InputError(source.url_of(exc.path), exc.problem) from None
 
 
-def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> dict[str, Any]:
+def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> Report:
     """The report, with the Profiler's DataLoader probe file of this worker when present
-    (beside the local trace file `path`)."""
+    (beside the local trace file `path`), checked against its contract as it is built."""
     probe_file = path.parent / f"{worker}.dataloader_probe.json"
     probe = None
     if path.is_file() and probe_file.is_file():
@@ -54,36 +57,46 @@ def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> dict[s
             probe = json.loads(probe_file.read_text())
         except (OSError, ValueError) as exc:
             log.warning("ignoring unreadable probe file %s: %s", probe_file, exc)
-    return build_report(trace, probe=probe, points=points)
+    return to_report(build_report(trace, probe=probe, points=points))
 
 
-def _cached_report(entry: CacheEntry) -> dict[str, Any] | None:
-    """The cached report if present, intact and of the current report version."""
+def stored_report(entry: CacheEntry) -> Report | None:
+    """The cached report if present, of the current version and of the declared contract
+    (decoded typed: a file another version wrote is a miss); CacheError when corrupt."""
+    raw = entry.load_report()
+    if raw is None:
+        return None
     try:
-        report = entry.load_report()
+        report = decode_report(raw)
+    except msgspec.DecodeError:
+        return None  # another contract (an older version's): rebuilt and overwritten
+    return report if report.report_version == REPORT_VERSION else None
+
+
+def _cached_report(entry: CacheEntry) -> Report | None:
+    """`stored_report`, a corrupt entry discarded (the caller rebuilds it)."""
+    try:
+        return stored_report(entry)
     except CacheError as exc:
         log.warning("rebuilding cache: %s", exc)
         entry.discard()
         return None
-    if report is not None and report.get("report_version") != REPORT_VERSION:
-        return None  # written by an older version: rebuilt (and overwritten) by the caller
-    return report
 
 
 def analyse_file(
     path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
-    fmt: str = "kineto",
+    fmt: str = FormatTag.KINETO,
     worker: str = "",
     points: StepPoints = AUTO_POINTS,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[Report, bool]:
     """(report, served_from_cache) for one worker's input (a trace file or a folder).
 
     `points`: the FP/BP points configured where settings enter (part of the cache key).
     """
 
-    def read() -> tuple[Trace, dict[str, Any]]:
+    def read() -> tuple[Trace, Report]:
         trace, local = _read(path, fmt, worker, progress)
         return trace, _report(trace, local, worker, points)
 
@@ -110,7 +123,7 @@ def load_trace(
     path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
-    fmt: str = "kineto",
+    fmt: str = FormatTag.KINETO,
     worker: str = "",
     points: StepPoints = AUTO_POINTS,
 ) -> Trace:
@@ -136,7 +149,7 @@ def load_timeline(
     path: Source,
     workspace: Workspace | None = None,
     progress: ProgressFn | None = None,
-    fmt: str = "kineto",
+    fmt: str = FormatTag.KINETO,
     worker: str = "",
     points: StepPoints = AUTO_POINTS,
 ) -> tuple[Trace, TimelineIndex]:
@@ -164,8 +177,8 @@ def load_timeline(
     return trace, index
 
 
-def _save(entry: CacheEntry, trace: Trace, report: dict[str, Any]) -> None:
+def _save(entry: CacheEntry, trace: Trace, report: Report) -> None:
     try:
-        entry.save(trace, {"report": report})
+        entry.save(trace, {"report": encode_report(report)})
     except OSError as exc:
         log.warning("could not write cache %s: %s", entry.dir, exc)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
@@ -141,7 +142,7 @@ def summarise_file(
     single_reader(shared)
     try:
         report, _ = analyse_file(source, Workspace(root), None, fmt, worker, points)
-        return {"summary": rank_summary(dict(report, worker=worker, span=span))}
+        return {"summary": rank_summary(report_for(report, worker, span))}
     except InputError as exc:
         return {"error": str(exc)}
     except Exception as exc:  # one rank's bug must not lose the others; the reason goes back

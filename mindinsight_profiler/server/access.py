@@ -21,7 +21,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
-from mindinsight_profiler.analysis.report import REPORT_VERSION
+from mindinsight_profiler.analysis.schema import report_builtins
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
     has_timeline_index,
@@ -31,6 +31,7 @@ from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
+from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
@@ -116,12 +117,13 @@ def report(target: Target) -> dict[str, Any]:
     with _reports_lock:
         found = _reports.get(key)
     if found is None:
-        try:
-            found = target.cache.load_report()
+        try:  # decoded with its type: another version's or contract's report is a miss
+            typed = stored_report(target.cache)
         except CacheError:
-            found = None
-        if found is None or found.get("report_version") != REPORT_VERSION:
+            typed = None
+        if typed is None:
             raise _not_ready(target, "the report")
+        found = report_builtins(typed)
         with _reports_lock:
             _reports[key] = found
             while len(_reports) > REPORTS_KEPT:

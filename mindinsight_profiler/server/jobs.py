@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mindinsight_profiler.analysis.schema import Report
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
@@ -51,14 +52,13 @@ class _Progress:
             self.store.write(self.file, ANALYSING, self.fingerprint, progress=float(min(pct, 99)))
 
 
-def input_summary(report: dict[str, Any]) -> dict[str, Any]:
+def input_summary(report: Report) -> dict[str, Any]:
     """What the run list shows of an analysed input (framework and device badges, steps)."""
-    steps = report.get("steps") or {}
     return {
-        "framework": report.get("framework"),
-        "device": report.get("device_type"),
-        "steps": steps.get("count"),
-        "step_us": steps.get("average_us"),
+        "framework": report.framework,
+        "device": report.device_type,
+        "steps": report.steps.count,
+        "step_us": report.steps.average_us,
     }
 
 

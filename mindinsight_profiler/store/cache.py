@@ -117,12 +117,17 @@ class CacheEntry:
             raise CacheError(f"{path}: checksum mismatch")
         return path
 
-    def load_report(self, name: str = "report") -> dict[str, Any] | None:
+    def load_report(self, name: str = "report") -> bytes | None:
+        """The stored report's JSON, checksum verified; the caller decodes it with its type
+        (the store does not know the report's contract: `pipeline.reports.cached_report`)."""
         manifest = self._manifest()
         if manifest is None or f"{name}.json" not in manifest["files"]:
             return None
         path = self._checked(manifest, f"{name}.json", verify=True)
-        return dict(json.loads(path.read_text()))
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise CacheError(f"{path}: unreadable cache file: {exc}") from None
 
     def load_trace(self, verify: bool = True) -> Trace | None:
         """The cached trace with columns memory-mapped (read-only)."""
@@ -156,8 +161,10 @@ class CacheEntry:
         trace.check()
         return trace
 
-    def save(self, trace: Trace, reports: dict[str, dict[str, Any]]) -> None:
-        """Write the entry atomically (temp folder + rename); a concurrent writer's copy wins."""
+    def save(self, trace: Trace, reports: dict[str, bytes]) -> None:
+        """Write the entry atomically (temp folder + rename); a concurrent writer's copy wins.
+
+        `reports`: name -> the report's JSON, encoded by the caller from its typed struct."""
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=self.root))
         try:
@@ -179,7 +186,7 @@ class CacheEntry:
                     )
             _write_json(tmp / "strings.json", trace.strings.to_list())
             for name, report in reports.items():
-                _write_json(tmp / f"{name}.json", report)
+                (tmp / f"{name}.json").write_bytes(report)
             for path in tmp.iterdir():
                 files[path.name] = {"size": path.stat().st_size, "crc32": _crc(path)}
             manifest = {

@@ -34,6 +34,7 @@ from mindinsight_profiler.formats.discovery import Run, TraceFile, discover_tree
 from mindinsight_profiler.formats.discovery import parse_name as _parse_name
 from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.formats.sources import Member, RemoteInput, url_protocol
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.formats.tree import ROOT, ListingTree, Opener
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,9 @@ def discover_remote(url: str, workspace_root: Path) -> list[Run]:
 
     tree = ListingTree(members, name, parent, opener)
     runs = discover_tree(tree, lambda rel: base / rel)
-    root_ms = any(f.path == base and f.format == "mindspore2" for r in runs for f in r.files)
+    root_ms = any(
+        f.path == base and f.format == FormatTag.MINDSPORE2 for r in runs for f in r.files
+    )
     beside = _beside_root(fs, stage, path) if root_ms else ()
 
     def url_of(rel: PurePosixPath) -> str:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -92,7 +93,7 @@ def test_cache_hit_change_and_corruption(tmp_path: Path) -> None:
     first, cached = analyse_file(src, ws)
     assert not cached
     again, cached = analyse_file(src, ws)
-    assert cached and again == json.loads(json.dumps(first))
+    assert cached and again == first  # read back typed from the cache's report.json
     assert list(src.parent.iterdir()) == [src]  # nothing written beside the user's data
 
     # A corrupt cache file is detected (checksum) and the entry rebuilt with the same result.
@@ -106,7 +107,7 @@ def test_cache_hit_change_and_corruption(tmp_path: Path) -> None:
     shutil.copy(shared("kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz"), src)
     os.utime(src, ns=(1, 1))
     changed, cached = analyse_file(src, ws)
-    assert not cached and changed["steps"]["average_us"] == pytest.approx(141068, abs=1)
+    assert not cached and changed.steps.average_us == pytest.approx(141068, abs=1)
 
 
 def test_memory_mapped_reopen(tmp_path: Path) -> None:
@@ -125,7 +126,7 @@ def test_unusable_workspace_still_analyses(tmp_path: Path) -> None:
     blocker.write_text("a file where the workspace folder should be")
     src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
     report, cached = analyse_file(src, Workspace(blocker / "ws"))
-    assert not cached and report["steps"]["count"] == 6
+    assert not cached and report.steps.count == 6
 
 
 def test_side_tables_survive_the_cache(tmp_path: Path) -> None:
@@ -176,7 +177,25 @@ def test_report_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
     old = json.loads(report_file.read_text())
     old["report_version"] = 0
     old.pop("op_types")
-    ws.entry(src).save(load_trace(src, ws), {"report": old})
+    ws.entry(src).save(load_trace(src, ws), {"report": json.dumps(old).encode()})
     report, cached = analyse_file(src, ws)
-    assert not cached and report["op_types"] is not None
+    assert not cached and report.op_types is not None
     assert analyse_file(src, ws)[1]  # and the rebuilt report is cached again
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"report_version": 0},  # an older version of the same shape
+        {"steps": {"count": "six"}},  # a value of the wrong type
+        {"surprise": 1},  # a key the contract does not declare
+    ],
+)
+def test_cached_report_off_the_contract_is_rebuilt(tmp_path: Path, change: dict[str, Any]) -> None:
+    src = shared(f"{RUN}/worker0.1623143089861.pt.trace.json.gz")
+    ws = Workspace(tmp_path / "ws")
+    first, _ = analyse_file(src, ws)
+    old = json.loads((ws.entry(src).dir / "report.json").read_text())
+    ws.entry(src).save(load_trace(src, ws), {"report": json.dumps({**old, **change}).encode()})
+    report, cached = analyse_file(src, ws)
+    assert not cached and report == first

@@ -19,6 +19,7 @@ from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.analysis.cluster.rank_summary import SUMMARY_KEYS, rank_summary
 from mindinsight_profiler.analysis.cluster.stages import worker_stages
 from mindinsight_profiler.analysis.cluster.summary import cluster_summary
+from mindinsight_profiler.analysis.schema import report_builtins, report_for
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
 from mindinsight_profiler.store.cache import Workspace
@@ -50,7 +51,7 @@ def _reports(path: Path, ws: Workspace) -> list[dict[str, Any]]:
     for worker in run.workers:
         f = run.select(worker)
         report, _ = analyse_file(f.source, ws, None, f.format, f.worker)
-        out.append(dict(report, worker=f.worker, span=f.span))
+        out.append(report_for(report, f.worker, f.span))
     return out
 
 
@@ -108,7 +109,7 @@ def test_summary_size_does_not_follow_events(tmp_path: Path) -> None:
     source = shared("hta/trace_filter/sampled_rank-0.json.gz")
     small = _with_extra_ops(source, tmp_path / "small.json.gz", 0)
     big = _with_extra_ops(source, tmp_path / "big.json.gz", 20_000)
-    (r_small, _), (r_big, _) = analyse_file(small), analyse_file(big)
+    r_small, r_big = (report_builtins(analyse_file(p)[0]) for p in (small, big))
     s_small, s_big = rank_summary(r_small), rank_summary(r_big)
     size = {k: len(json.dumps(v)) for k, v in (("rs", r_small), ("rb", r_big),
                                                 ("ss", s_small), ("sb", s_big))}  # fmt: skip

@@ -17,6 +17,7 @@ import pytest
 
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.cluster.summary import cluster_summary
+from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.formats.discovery import Run, discover
 from mindinsight_profiler.pipeline.reports import analyse_file
 from mindinsight_profiler.pipeline.scale import RankFailures, run_files, summarise_run
@@ -42,7 +43,7 @@ def _serial(run: Run) -> list[dict[str, Any]]:
     out = []
     for f in run_files(run):
         report, _ = analyse_file(f.source, None, None, f.format, f.worker)
-        out.append(rank_summary(dict(report, worker=f.worker, span=f.span)))
+        out.append(rank_summary(report_for(report, f.worker, f.span)))
     return out
 
 

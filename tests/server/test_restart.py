@@ -3,6 +3,7 @@ cache entry is whole (report loads, every file's CRC matches its manifest)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -82,6 +83,6 @@ def test_sigkill_mid_analysis_then_restart(tmp_path: Path) -> None:
         server.stop()
 
     report = entry.load_report()  # verifies the CRC32 of report.json against the manifest
-    assert report is not None and report["operators"]
+    assert report is not None and json.loads(report)["operators"]
     loaded = entry.load_trace(verify=True)  # every column's CRC32
     assert loaded is not None and len(loaded.events["start_ns"]) > 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from mindinsight_profiler.analysis.schema import Report
 from mindinsight_profiler.analysis.schema.publish import SCHEMA_FILE, render, schema_document
+from mindinsight_profiler.formats.spec import FormatTag
 from tests.conftest import ROOT
 
 
@@ -51,4 +52,6 @@ def test_schema_declares_every_report_key() -> None:
     report = doc["$defs"]["Report"]
     assert set(report["properties"]) == set(Report.__struct_fields__)
     assert {"worker", "span"} <= set(doc["$defs"]["AnalyseOutput"]["required"])
-    assert all(d.get("additionalProperties") is False for d in doc["$defs"].values())
+    objects = [d for d in doc["$defs"].values() if d.get("type") == "object"]
+    assert len(objects) > 30 and all(d.get("additionalProperties") is False for d in objects)
+    assert doc["$defs"]["FormatTag"]["enum"] == sorted(FormatTag)  # tags, not free text

@@ -16,6 +16,7 @@ from mindinsight_profiler.advisor.facts.operators import steps_count, tree_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -25,7 +26,7 @@ _FILL = ("aten::zero_", "aten::fill_")
 
 def _pytorch(ctx: Context) -> Trace:
     trace = ctx.trace
-    if ctx.report.get("format") != "kineto" or trace is None:
+    if ctx.report.get("format") != FormatTag.KINETO or trace is None:
         raise Unavailable("needs a PyTorch (Kineto) trace")
     if not (trace.kind == Kind.CPU_OP).any():
         raise Unavailable("needs operator events in the PyTorch trace")

@@ -177,9 +177,8 @@ def op_types_section(trace: Trace, tree: OpTree, top: int = 10) -> dict[str, Any
     if side is not None and len(side["name"]):
         t = op_type_table(trace)
         keys = ("op_type", "calls", "total_us", "mean_us", "percent")
-        rows = [dict(zip(keys, v, strict=True)) for v in zip(*(t[k] for k in keys), strict=True)]
-        for r in rows:
-            r["type"] = r.pop("op_type")
+        names = ("type", *keys[1:])  # the row's keys in `OpTypeRow`'s order
+        rows = [dict(zip(names, v, strict=True)) for v in zip(*(t[k] for k in keys), strict=True)]
         return {"by": "total_ns", "types": _top_with_others(rows, top)}
     table = instance_table(trace, tree)
     return op_type_summary(table, top) if len(table) else None

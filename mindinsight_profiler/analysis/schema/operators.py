@@ -18,11 +18,7 @@ from mindinsight_profiler.analysis.schema.base import Record
 
 
 class OpTypeRow(Record, frozen=True, kw_only=True):
-    """Calls and time of one operator type (or of all types past the top ten: "others").
-
-    Key order: MindSpore's operator side table (`by` = "total_ns") writes `type` last on
-    every row but "others"; this declaration has it first, as every other producer does.
-    """
+    """Calls and time of one operator type (or of all types past the top ten: "others")."""
 
     type: str
     calls: int

@@ -26,6 +26,7 @@ from mindinsight_profiler.analysis.schema.operators import (
     OpTypes,
 )
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
+from mindinsight_profiler.formats.spec import FormatTag
 
 
 class Report(Record, frozen=True, kw_only=True):
@@ -33,7 +34,7 @@ class Report(Record, frozen=True, kw_only=True):
 
     report_version: int
     source: str  # file or folder name of the input
-    format: str  # reader: kineto, ascend_pt, mindspore2, mindspore_legacy
+    format: FormatTag  # the reader (formats.registry)
     framework: Literal["pytorch", "mindspore", "unknown"]
     device_type: Literal["gpu", "npu", "cpu"]
     steps: Steps

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -140,5 +141,5 @@ def averaged_from(trace: Trace, count: int) -> int:
     PyTorch profiler plugin averages all of them.
     """
     table = trace.tables.get("step_trace")
-    legacy = trace.meta.get("format") == "mindspore_legacy"
+    legacy = trace.meta.get("format") == FormatTag.MINDSPORE_LEGACY
     return 1 if legacy and table is not None and len(table["step"]) > 1 and count > 1 else 0

@@ -35,6 +35,7 @@ from mindinsight_profiler.formats.ascend.tables import (
     read_csv_table,
 )
 from mindinsight_profiler.formats.chunked import decode_chunks
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.links import build_links
 from mindinsight_profiler.model.strings import StringTable
@@ -158,7 +159,7 @@ def _meta(root: Path, device: int | None, hccl: bool) -> dict[str, Any]:
     if isinstance(rank, int) and rank >= 0:
         distributed = {"rank": rank, "world_size": world, "backend": "hccl" if hccl else None}
     return {
-        "format": "ascend_pt",
+        "format": FormatTag.ASCEND_PT,
         "framework": "pytorch",
         "source": root.name,
         "rank": rank if isinstance(rank, int) else None,

@@ -20,6 +20,7 @@ from mindinsight_profiler.formats import jsonstream
 from mindinsight_profiler.formats.chunked import ChunkError, iter_decoded
 from mindinsight_profiler.formats.kineto.decode import TimestampError, decode_batch
 from mindinsight_profiler.formats.kineto.merge import ColumnMerger
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.links import build_links
 from mindinsight_profiler.model.trace import Trace, Track
@@ -131,7 +132,7 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
         raise InputError(path, "the trace holds no events")
     meta.update(
         {
-            "format": "kineto",
+            "format": FormatTag.KINETO,
             "framework": "pytorch",
             "source": path.name,
             "event_count": merger.count,

@@ -29,6 +29,7 @@ from mindinsight_profiler.formats.mindspore import minddata as md
 from mindinsight_profiler.formats.mindspore import step_trace as st
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.side_files import read_json
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
 #: File name patterns of one rank; `{r}` is the rank.
@@ -90,7 +91,7 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
         raise InputError(path, f"no files for rank {rank}; ranks found: {available}")
     files = {k: folder / p.format(r=rank) for k, p in FILES.items()}
     files = {k: f for k, f in files.items() if f.is_file()}
-    b = TraceBuilder(folder, "mindspore_legacy")
+    b = TraceBuilder(folder, FormatTag.MINDSPORE_LEGACY)
     b.meta.update({"rank": rank, "ranks": available})
     b.meta["device_type"] = "gpu" if "gpu_timeline" in files else "ascend"
 

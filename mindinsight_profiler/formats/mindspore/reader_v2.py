@@ -32,6 +32,7 @@ from mindinsight_profiler.formats.side_files import (
     read_csv,
     read_text,
 )
+from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import MEMORY_COLUMNS, Trace, empty_columns
 
@@ -213,7 +214,7 @@ def read_mindspore2(path: Path) -> Trace:
     if not path.is_dir():
         raise InputError(path, "not a folder")
     run = _run_dir(path)
-    b = TraceBuilder(run, "mindspore2")
+    b = TraceBuilder(run, FormatTag.MINDSPORE2)
     tv_path = run / TRACE_VIEW
     framework = run / "FRAMEWORK"
     if tv_path.is_file():
