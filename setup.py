@@ -54,7 +54,9 @@ setup(
     packages=find_packages(include=["mindinsight_profiler", "mindinsight_profiler.*"]),
     include_package_data=True,
     # The dashboard, built by scripts/build_ui.sh (git-ignored, so listed here explicitly).
-    package_data={"mindinsight_profiler": ["_ui/*.html", "_ui/assets/*"]},
+    package_data={
+        "mindinsight_profiler": ["_ui/*.html", "_ui/assets/*", "analysis/operators/*.toml"]
+    },
     install_requires=[
         "numpy>=1.24",
         "msgspec>=0.18",

@@ -1,18 +1,46 @@
 """Which kernels use tensor cores and which operators could, judged by name.
 
-Kineto does not record tensor-core use, so like the PyTorch profiler plugin we recognise
-tensor-core kernels by substrings of cuBLAS/cuDNN/CUTLASS kernel names (hmma, 884, 1688,
-16816, xmma, ...) and eligible operators by the matmul/convolution family of aten ops.
+Traces do not record tensor-core use, so the kernel verdict comes from the libraries' naming
+conventions, kept as data in `tensor_core_kernels.toml` (ordered rules, first match decides,
+each naming its source) so that a new GPU generation is a reviewed line of data, not code:
+the PyTorch profiler plugin's 2021 list (its golden results still match) plus Hopper and
+Blackwell (cuBLAS `nvjet_*`, CUTLASS 3 tensorop, FP8/FP4 batched GEMMs, FlashAttention) and
+AMD MFMA kernels. Eligible operators are the matmul/convolution family of aten ops.
 """
 
 from __future__ import annotations
 
-_TC_KERNEL_PATTERNS = (
-    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group",
-    "xmma_implicit_gemm", "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm",
-    "xmma_gemm", "xmma_sparse_gemm", "c1688",
-)  # fmt: skip
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class KernelRule:
+    """One naming convention: kernels whose name matches `pattern` do (or do not) use TCs."""
+
+    pattern: re.Pattern[str]
+    tc: bool
+    arch: str
+    source: str
+
+
+@cache
+def kernel_rules() -> tuple[KernelRule, ...]:
+    """The rules of `tensor_core_kernels.toml`, in order (read once per process)."""
+    text = resources.files(__package__).joinpath("tensor_core_kernels.toml").read_text("utf-8")
+    return tuple(
+        KernelRule(re.compile(r["pattern"], re.IGNORECASE), bool(r["tc"]), r["arch"], r["source"])
+        for r in tomllib.loads(text)["rule"]
+    )
+
+
+def tc_rule(name: str) -> KernelRule | None:
+    """The first rule that matches the kernel `name` (None: no convention knows it)."""
+    return next((r for r in kernel_rules() if r.pattern.search(name)), None)
+
 
 _TC_ELIGIBLE_OPS = frozenset(
     {
@@ -35,8 +63,9 @@ _TC_ELIGIBLE_OPS = frozenset(
 
 
 def is_tc_kernel(name: str) -> bool:
-    """A kernel whose name marks it as running on tensor cores."""
-    return any(p in name for p in _TC_KERNEL_PATTERNS)
+    """A kernel whose name marks it as running on tensor (or AMD matrix) cores."""
+    rule = tc_rule(name)
+    return rule is not None and rule.tc
 
 
 def is_tc_eligible_op(name: str) -> bool:
