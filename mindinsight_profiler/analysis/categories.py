@@ -47,9 +47,18 @@ def is_comm_op_name(name: str) -> bool:
     return name in COMM_OPS or name.startswith(("nccl:", "gloo:", "c10d::", "Hccl"))
 
 
+#: Device collectives that are not NCCL's: PyTorch symmetric memory (NVLS `multimem_*`,
+#: one/two-shot all-reduce over NVLink) and vLLM's custom all-reduce.
+_SYMMETRIC_COMM_KERNEL = re.compile(
+    r"(?:multimem_|one_shot_|two_shot_)(?:all_reduce|all_gather|reduce_scatter|reduce)"
+    r"|cross_device_reduce"
+)
+
+
 def is_comm_kernel_name(name: str) -> bool:
-    """NCCL/RCCL kernels (`ncclKernel_AllReduce_*`, `ncclDevKernel_*`), HCCL ops (`hcom_*`)."""
-    return name.startswith(("nccl", "rccl", "hcom_"))
+    """NCCL/RCCL kernels (`ncclKernel_AllReduce_*`, `ncclDevKernel_*`), HCCL ops (`hcom_*`),
+    symmetric-memory collectives (`multimem_all_reduce_kernel`, `one_shot_all_reduce`)."""
+    return name.startswith(("nccl", "rccl", "hcom_")) or bool(_SYMMETRIC_COMM_KERNEL.search(name))
 
 
 def is_operator_row_name(name: str) -> bool:

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_profiler.analysis.categories import comm_kernel_mask
+from mindinsight_profiler.analysis.categories import comm_kernel_mask, is_comm_kernel_name
 from mindinsight_profiler.analysis.cluster.summary import cluster_summary
+from mindinsight_profiler.analysis.communication.naming import host_collective
 from mindinsight_profiler.analysis.communication.section import (
     STAGES,
     collective_type,
@@ -39,6 +40,51 @@ def test_collective_type_names() -> None:
     assert collective_type("ncclDevKernel_SendRecv(ncclDevComm*)") == "SendRecv"
     assert collective_type("hcom_allReduce__586_0_1") == "AllReduce"
     assert collective_type("stream_41_0_AllReduce-op4582") == "AllReduce"
+
+
+@pytest.mark.parametrize(
+    ("name", "collective"),
+    [
+        ("nccl:all_to_all", "AllToAll"),
+        ("c10d::alltoall_base_", "AllToAll"),
+        ("nccl:_all_gather_base", "AllGather"),
+        ("c10d::allgather_into_tensor_coalesced_", "AllGather"),
+        ("nccl:reduce_scatter_tensor_coalesced", "ReduceScatter"),
+        ("gloo:all_reduce", "AllReduce"),
+        ("nccl:send 0->1", "Send"),
+        ("record_param_comms", None),
+        ("c10d::wait", None),
+        ("aten::mm", None),
+    ],
+)
+def test_host_collective_names(name: str, collective: str | None) -> None:
+    assert host_collective(name) == collective
+
+
+def test_symmetric_memory_kernels_are_communication() -> None:
+    """PyTorch's symmetric-memory collectives (kernel names of
+    torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu) and vLLM's custom
+    all-reduce are communication, named by their collective."""
+    for name, kind in [
+        ("void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 16>", "AllReduce"),
+        ("void c10d::symmetric_memory::multimem_all_gather_kernel<16>", "AllGather"),
+        ("void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8, 4>", "AllReduce"),
+        ("void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 8>", "AllReduce"),
+        ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>", "Reduce"),
+    ]:
+        assert is_comm_kernel_name(name), name
+        assert collective_type(name) == kind, name
+    assert not is_comm_kernel_name("void at::native::reduce_kernel<512, 1>")
+
+
+def test_collectives_are_named_by_what_was_asked() -> None:
+    """HTA's sampled trace runs every collective as `ncclKernel_SendRecv`; the host ranges
+    that launched them say all_to_all, all_reduce and _all_gather_base (4 + 4 + 2 calls)."""
+    trace = read_trace(shared("hta/trace_filter/sampled_rank-0.json.gz"), "kineto")
+    kernels = trace.strings.lookup(trace.events["name"][comm_kernel_mask(trace)])
+    assert {n.split("_RING")[0] for n in kernels} == {"ncclKernel_SendRecv"}
+    calls = {c["name"]: c["calls"] for c in _section(trace)["collectives"]}
+    assert calls == {"AllToAll": 4, "AllReduce": 4, "AllGather": 2}
 
 
 def test_kineto_nccl_steps_and_collectives() -> None:
@@ -74,12 +120,16 @@ def test_kineto_two_ranks_cluster() -> None:
     assert [r["rank"] for r in summary["ranks"]] == [0, 1]
     assert summary["slowest"]["rank"] == 1
     assert summary["slowest"]["over_fastest_us"] == pytest.approx(4151.5)
-    (sendrecv,) = summary["collectives"]
-    assert sendrecv["name"] == "SendRecv" and sendrecv["matched_calls"] == 10
-    for rank, waiting in zip(sendrecv["ranks"], sendrecv["waiting_us"], strict=True):
-        own = next(c for c in sections[rank]["collectives"] if c["name"] == "SendRecv")
-        assert sendrecv["transfer_us"] + waiting == pytest.approx(own["total_us"])
-    assert sendrecv["transfer_us"] == pytest.approx(272_898.0)
+    # every call runs as ncclKernel_SendRecv; matched per collective the user asked for
+    by_name = {c["name"]: c for c in summary["collectives"]}
+    assert {k: c["matched_calls"] for k, c in by_name.items()} == {
+        "AllGather": 2, "AllReduce": 4, "AllToAll": 4
+    }  # fmt: skip
+    for name, coll in by_name.items():
+        for rank, waiting in zip(coll["ranks"], coll["waiting_us"], strict=True):
+            own = next(c for c in sections[rank]["collectives"] if c["name"] == name)
+            assert coll["transfer_us"] + waiting == pytest.approx(own["total_us"])
+    assert by_name["AllToAll"]["transfer_us"] == pytest.approx(132_798.0)
 
 
 @pytest.fixture(scope="module")

@@ -19,36 +19,19 @@ info (the tool's unit).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.analysis.categories import comm_kernel_mask
+from mindinsight_profiler.analysis.communication.naming import collective_type, kernel_collectives
 from mindinsight_profiler.analysis.steps.boundaries import find_steps
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
 STAGES = ("computation_us", "overlapped_us", "exposed_communication_us", "other_us")
-_TYPE = (
-    re.compile(r"^(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+)"),  # ncclKernel_AllReduce_RING_LL_..
-    re.compile(r"^hcom_([A-Za-z]+)"),  # hcom_allReduce__586_0_1
-    re.compile(r"^(?:.*/)?(?:stream_\d+_\d+_)?([A-Za-z]+?)(?:-op\d+)?$"),  # MindSpore op names
-)
 _MB = 1 << 20
-
-
-def collective_type(name: str) -> str:
-    """`ncclKernel_AllReduce_RING_LL_Sum_float(..)` -> `AllReduce`; `hcom_allReduce__5` ->
-    `AllReduce`; `stream_41_0_AllReduce-op4582` -> `AllReduce`. Unknown names stay as they are.
-    """
-    for pattern in _TYPE:
-        m = pattern.match(name)
-        if m:
-            t = m.group(1)
-            return t[0].upper() + t[1:]
-    return name
 
 
 def _rank(trace: Trace) -> int | None:
@@ -86,7 +69,7 @@ def _from_events(trace: Trace) -> dict[str, Any] | None:
     ]
     idx = np.flatnonzero(comm)
     idx = idx[np.argsort(s[idx], kind="stable")]
-    types = np.array([collective_type(n) for n in trace.strings.lookup(ev["name"][idx])])
+    types = np.array(kernel_collectives(trace, idx))
     collectives = []
     for t in sorted(set(types.tolist())):
         calls = idx[types == t]
