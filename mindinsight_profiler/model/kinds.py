@@ -51,6 +51,10 @@ _EXACT = {
     "gpu_user_annotation": Kind.GPU_ANNOTATION,
     "trace": Kind.TRACE,
     "cuda_sync": Kind.SYNC,
+    # Meta's MTIA: its on-device work is `mtia_ccp_events` (libkineto's MTIA_CCP_EVENTS, an
+    # alias of CONCURRENT_KERNEL), its launches `mtia_runtime` (the `_runtime` rule below)
+    "mtia_ccp_events": Kind.KERNEL,
+    "concurrent_kernel": Kind.KERNEL,
 }
 
 
