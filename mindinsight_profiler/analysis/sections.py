@@ -69,7 +69,7 @@ class ReportInputs:
 
     @cached_property
     def step_trace(self) -> dict[str, Any] | None:
-        return step_trace_section(self.trace, self.fp_point, self.bp_point, self.points)
+        return step_trace_section(self.trace, self.fp_point, self.bp_point, self.points, self.first)
 
     def cut(self, table: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return table[: self.top] if self.top else table

@@ -56,7 +56,8 @@ def test_rank_iteration_interval_fires_on_the_cluster(advisor_ws: Path) -> None:
 
 
 def test_rank_iteration_interval_does_not_fire_on_even_ranks(advisor_ws: Path) -> None:
-    for path, excess in (("hta/trace_filter", 0.0114), ("ascend_pytorch/level1", 0.0727)):
+    # trace_filter: both of its two steps are averaged, as on the overview (one step set)
+    for path, excess in (("hta/trace_filter", 0.0041), ("ascend_pytorch/level1", 0.0727)):
         advice = advise_path(shared(path), advisor_ws)
         does_not_fire(advice, "rank_iteration_interval")
         (c,) = [c for c in advice.checked if c.id == "rank_iteration_interval"]

@@ -6,8 +6,10 @@ figures for MindSpore (from the step points MindSpore itself wrote, `analysis.st
 and for PyTorch (from points found in the operator tree, `analysis.fpbp_points`), in one
 JSON-ready shape so the report and the UI need no per-framework branch.
 Times are microseconds; absolute times are relative to the first step's start
-(`origin_ns`). The average leaves out the first step (compilation and warm-up), as
-MindInsight does.
+(`origin_ns`). The average covers the report's step set (`boundaries.averaged_from`:
+MindSpore's leaves out the first step, which carries graph compilation, as MindInsight
+does; PyTorch's covers every step the profiler's schedule kept, as the plugin does), so
+the overview, this page, the cluster page and the advisor describe the same steps.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from mindinsight_profiler.analysis.categories import (
     host_range_mask,
     is_comm_op_name,
 )
-from mindinsight_profiler.analysis.steps.boundaries import find_steps
+from mindinsight_profiler.analysis.steps.boundaries import averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.fpbp_points import find_points
 from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 from mindinsight_profiler.model.trace import Trace
@@ -75,15 +77,20 @@ def step_trace_section(
     fp_point: str | None = None,
     bp_point: str | None = None,
     configured: StepPoints = AUTO_POINTS,
+    first: int | None = None,
 ) -> dict[str, Any] | None:
     """Per-step and average stages with the FP/BP points used; None without steps.
+
+    `first`: index of the first step the average covers, the report's one rule
+    (`boundaries.averaged_from`, applied here when None), so this page and the overview
+    average the same steps.
 
     `fp_point`/`bp_point` (else the `configured` ones, shown as source `env`) name the
     operators to split at in operator traces; MindSpore's step-trace points are the device's
     own and are kept.
     """
     if STEP_TABLE in trace.tables and len(trace.tables[STEP_TABLE]["step"]):
-        return _render(_from_table(trace), "step_trace_table", *_ms_points(trace))
+        return _render(trace, _from_table(trace), "step_trace_table", *_ms_points(trace), first)
     fp_src = "argument" if fp_point else ("env" if configured.fp else "auto")
     bp_src = "argument" if bp_point else ("env" if configured.bp else "auto")
     fp_point = fp_point or configured.fp
@@ -93,7 +100,7 @@ def step_trace_section(
         return None
     fp = _point(fp_point, fp_src, tl.fp_ops)
     bp = _point(bp_point, bp_src, tl.bp_ops)
-    return _render(tl, "operator_tree", fp, bp)
+    return _render(trace, tl, "operator_tree", fp, bp, first)
 
 
 def _point(name: str | None, source: str, per_step: list[str]) -> dict[str, Any]:
@@ -226,11 +233,20 @@ def _collectives(
     return per_step, average
 
 
-def _render(tl: _Timeline, source: str, fp: dict[str, Any], bp: dict[str, Any]) -> dict[str, Any]:
+def _render(
+    trace: Trace,
+    tl: _Timeline,
+    source: str,
+    fp: dict[str, Any],
+    bp: dict[str, Any],
+    first: int | None,
+) -> dict[str, Any]:
     """The JSON-ready section (see module doc for units and the average)."""
     n = len(tl.labels)
+    if first is None:
+        first = averaged_from(trace, n)
     origin = int(tl.start[0])
-    first_counted = 1 if n > 1 else 0
+    first_counted = first if n > first else 0
     stages = {
         "total": tl.end - tl.start,
         "iteration_interval": tl.fp - tl.start,
@@ -248,7 +264,7 @@ def _render(tl: _Timeline, source: str, fp: dict[str, Any], bp: dict[str, Any]) 
         row.update({f"{s}_us": per[s][i] for s in STAGES})
         row.update({"fp_op": tl.fp_ops[i], "bp_op": tl.bp_ops[i], "collectives": per_step[i]})
         step_rows.append(row)
-    average: dict[str, Any] = {"steps": n - first_counted, "excludes_first_step": n > 1}
+    average: dict[str, Any] = {"steps": n - first_counted, "excludes_first_step": first_counted > 0}
     average.update({f"{s}_us": float(np.mean(v[first_counted:])) / 1e3 for s, v in stages.items()})
     average["collectives"] = avg_coll
     return {

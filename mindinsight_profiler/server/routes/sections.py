@@ -107,7 +107,8 @@ def _step_trace_at(target: access.Target, fp: str | None, bp: str | None) -> dic
         if value and not has_point_operator(trace, value):
             raise ApiError(400, "bad_parameter", f"{name}: no operator named {value!r} in "
                            "this trace", parameter=name)  # fmt: skip
-    section = step_trace_section(trace, fp, bp, services().settings.points)
+    first = access.report(target)["steps"]["averaged_from"]  # the report's step set
+    section = step_trace_section(trace, fp, bp, services().settings.points, first)
     if len(memo) >= POINT_VARIANTS_KEPT:
         memo.clear()
     memo[key] = section
