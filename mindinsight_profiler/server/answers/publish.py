@@ -14,6 +14,9 @@ from typing import Any
 import msgspec
 
 from mindinsight_profiler.server.answers import ENDPOINT_ANSWERS, answer_types
+from mindinsight_profiler.server.answers.base import PageFields, Where
+from mindinsight_profiler.server.answers.memory import MemoryPageFields
+from mindinsight_profiler.server.answers.tables import TablePageFields
 
 #: Where the schema is committed, relative to the repository root.
 SCHEMA_FILE = "docs/schema/api.schema.json"
@@ -23,9 +26,14 @@ def _name(cls: type) -> str:
     return cls.__name__
 
 
+#: Shared parts of answers, published too: the UI builds its generic `Page<Row>` helpers
+#: on them (a JSON Schema has no generics, so the row type is the UI's parameter).
+SHARED = [Where, PageFields, TablePageFields, MemoryPageFields]
+
+
 def schema_document() -> dict[str, Any]:
     """Every answer struct in $defs, and which struct each route answers with."""
-    types = answer_types()
+    types = answer_types() + SHARED
     _, defs = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
     routes = {
         rule: {"oneOf": [{"$ref": f"#/$defs/{_name(c)}"} for c in found]}
