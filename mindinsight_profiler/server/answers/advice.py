@@ -22,13 +22,15 @@ class ServedEvidence(Evidence, forbid_unknown_fields=True):
 class ServedFinding(Finding, forbid_unknown_fields=True):
     """A finding whose evidence carries timeline windows."""
 
-    evidence: list[ServedEvidence]
+    # Narrows the advisor's field (msgspec reads the subclass's annotation); the served
+    # document is only ever decoded into these structs, never assigned advisor objects.
+    evidence: list[ServedEvidence]  # type: ignore[assignment]
 
 
 class ServedAdvice(Advice, forbid_unknown_fields=True):
     """The advice document with the served findings."""
 
-    findings: list[ServedFinding]
+    findings: list[ServedFinding]  # type: ignore[assignment]  # narrowed, as above
 
 
 class AdviceAnswer(Where, frozen=True, kw_only=True):
