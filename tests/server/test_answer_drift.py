@@ -26,7 +26,9 @@ from flask.testing import FlaskClient
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.pipeline.reports import load_timeline
 from mindinsight_profiler.server.answers import ENDPOINT_ANSWERS, operators_answer
+from mindinsight_profiler.server.answers.runs import RunSummary
 from mindinsight_profiler.server.app import create_app
+from mindinsight_profiler.server.jobs import input_summary
 from mindinsight_profiler.server.routes.common import ENDPOINTS
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace
@@ -71,11 +73,12 @@ class Served:
     """A test client over the runs, every input analysed (report, timeline, advice)."""
 
     def __init__(self, base: Path, ws: Path) -> None:
+        self.reports: list[dict[str, Any]] = []  # `analyse --format json` of every input
         for run in discover(base):
             for f in run.files:
                 span = ("--span", f.span) if f.span else ()
                 args = ("--worker", f.worker, *span, "--workspace", ws)
-                cli_json("analyse", run.path, *args, "--format", "json")
+                self.reports.append(cli_json("analyse", run.path, *args, "--format", "json"))
                 load_timeline(f.path, Workspace(ws), None, f.format, f.worker)  # before advice
                 cli_json("advise", run.path, *args, "--format", "json")
         app = create_app(Settings(base, workspace=ws), start_background_work=False)
@@ -154,6 +157,14 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     assert msc["source"] == "hccl_raw"
     advice = c.get(f"/api/v1/runs/{runs['kineto/resnet50']}/advice").json["advice"]
     assert any("window_ns" in ev for f in advice["findings"] for ev in f["evidence"])
+
+
+def test_run_summaries_are_declared(served: Served) -> None:
+    """A run's `summary` is written by the background analysis (not run here): the same
+    function over every input's real report must give a `RunSummary`."""
+    for report in served.reports:
+        msgspec.convert(input_summary(report), RunSummary, strict=True)
+    assert len(served.reports) >= len(RUNS)
 
 
 def test_response_schemas_name_the_declared_fields() -> None:

@@ -17,12 +17,16 @@ RunState = Literal["queued", "analysing", "ready", "failed"]
 
 
 class RunSummary(Record, frozen=True, kw_only=True):
-    """The run list's badges (`server.jobs.input_summary`): framework, device, steps."""
+    """The run list's badges (`server.jobs.input_summary`): framework, device, steps.
 
-    framework: str | None
-    device: str | None
-    steps: int | None
-    step_us: float | None
+    Copied from the report's required fields (`framework`, `device_type`, `steps.count`,
+    `steps.average_us`), so never null.
+    """
+
+    framework: Literal["pytorch", "mindspore", "unknown"]
+    device: Literal["gpu", "npu", "cpu"]
+    steps: int
+    step_us: float
 
 
 class Run(Record, frozen=True, kw_only=True):

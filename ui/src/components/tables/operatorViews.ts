@@ -22,7 +22,7 @@ export interface Capabilities {
   gpu: boolean
 }
 
-export function capabilities(device: string | null | undefined): Capabilities {
+export function capabilities(device: string | undefined): Capabilities {
   return { device: device !== 'cpu', gpu: device === 'gpu' }
 }
 
