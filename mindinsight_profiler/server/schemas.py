@@ -188,14 +188,19 @@ class Section(Where):
     data = fields.Raw(allow_none=True)
 
 
-class Page(Where):
-    group_by = fields.String()
+class PageFields(Where):
+    """A page of any table (the memory tables have no grouping)."""
+
     sort = fields.String()
     order = fields.String()
     total = fields.Integer()
     offset = fields.Integer()
     limit = fields.Integer()
     rows = fields.List(fields.Dict())
+
+
+class Page(PageFields):
+    group_by = fields.String()
 
 
 class Cluster(Schema):
@@ -317,7 +322,7 @@ class MemoryCurve(Where):
     summary = fields.Dict(allow_none=True)
 
 
-class MemoryPage(Page):
+class MemoryPage(PageFields):
     device = fields.String(allow_none=True)
     reason = fields.String(allow_none=True)
     pairing = fields.String(allow_none=True)
@@ -329,11 +334,16 @@ class MemoryPage(Page):
 # The table views (operators, kernels) of the dashboard's table pages.
 
 
-class TablePage(Page):
-    """A page of operators or kernels: with the sums of the additive columns (times,
-    calls) over every matching row, and for operator types the time they are ranked by."""
+class KernelPage(Page):
+    """A page of kernels, with the sums of the additive columns (times, calls) over every
+    matching row."""
 
     sums = fields.Dict(keys=fields.String(), values=fields.Float())
+
+
+class TablePage(KernelPage):
+    """A page of operators: the sums, and for operator types the time they are ranked by."""
+
     by = fields.String()
 
 

@@ -1,7 +1,7 @@
-"""The committed `docs/schema/report.schema.json` is what the report structs give.
+"""The committed `docs/schema/{report,api}.schema.json` are what the structs give.
 
-Runs `scripts/gen_schema.py` in-process: its `--check` passes on the committed file and
-fails on a stale one, so a struct changed without regenerating the schema fails here.
+Runs `scripts/gen_schema.py` in-process: its `--check` passes on the committed files and
+fails on a stale one, so a struct changed without regenerating the schemas fails here.
 """
 
 from __future__ import annotations
@@ -12,9 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mindinsight_profiler.analysis.schema import Report
 from mindinsight_profiler.analysis.schema.publish import SCHEMA_FILE, render, schema_document
 from mindinsight_profiler.formats.spec import FormatTag
+from mindinsight_profiler.server import answers
+from mindinsight_profiler.server.answers import publish as api_schema
 from tests.conftest import ROOT
 
 
@@ -28,20 +32,25 @@ def _generator() -> Callable[[Sequence[str]], int]:
     return main
 
 
-def test_committed_schema_is_current() -> None:
+def test_committed_schemas_are_current() -> None:
     committed = (ROOT / SCHEMA_FILE).read_text(encoding="utf-8")
     assert committed == render(), "run: python scripts/gen_schema.py"
+    api = (ROOT / api_schema.SCHEMA_FILE).read_text(encoding="utf-8")
+    assert api == api_schema.render(), "run: python scripts/gen_schema.py"
     assert _generator()(["--check"]) == 0
 
 
-def test_check_fails_on_a_stale_file(tmp_path: Path) -> None:
-    stale = tmp_path / "report.schema.json"
+@pytest.mark.parametrize("name", [SCHEMA_FILE, api_schema.SCHEMA_FILE])
+def test_check_fails_on_a_stale_file(tmp_path: Path, name: str) -> None:
     main = _generator()
-    assert main(["--check", "--output", str(stale)]) == 1  # missing
-    stale.write_text(render().replace('"integer"', '"number"', 1), encoding="utf-8")
-    assert main(["--check", "--output", str(stale)]) == 1  # differs
-    assert main(["--output", str(stale)]) == 0  # rewritten
-    assert main(["--check", "--output", str(stale)]) == 0
+    assert main(["--check", "--root", str(tmp_path)]) == 1  # missing
+    assert main(["--root", str(tmp_path)]) == 0  # written
+    assert main(["--check", "--root", str(tmp_path)]) == 0
+    stale = tmp_path / name
+    stale.write_text(stale.read_text().replace('"integer"', '"number"', 1), encoding="utf-8")
+    assert main(["--check", "--root", str(tmp_path)]) == 1  # differs
+    assert main(["--root", str(tmp_path)]) == 0  # rewritten
+    assert main(["--check", "--root", str(tmp_path)]) == 0
 
 
 def test_schema_declares_every_report_key() -> None:
@@ -55,3 +64,17 @@ def test_schema_declares_every_report_key() -> None:
     objects = [d for d in doc["$defs"].values() if d.get("type") == "object"]
     assert len(objects) > 30 and all(d.get("additionalProperties") is False for d in objects)
     assert doc["$defs"]["FormatTag"]["enum"] == sorted(FormatTag)  # tags, not free text
+
+
+def test_api_schema_declares_every_route_answer() -> None:
+    """Each JSON route names its struct; every struct is closed, and the report's sections
+    are the report's own definitions (one declaration, the same text in both files)."""
+    doc: dict[str, Any] = json.loads(api_schema.render())
+    assert set(doc["x-routes"]) == set(answers.ENDPOINT_ANSWERS)
+    defs = doc["$defs"]
+    assert {c.__name__ for c in answers.answer_types()} <= set(defs)
+    report_defs = json.loads(render())["$defs"]
+    for name in ("StepTrace", "DataPipeline", "Communication", "Memory", "OperatorRow"):
+        assert defs[name] == report_defs[name], name
+    open_ok = {"Checked", "NotEvaluated", "Suppressed", "Text"}  # the advisor's own structs
+    assert all(d.get("additionalProperties") is False for n, d in defs.items() if n not in open_ok)

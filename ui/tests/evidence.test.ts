@@ -45,12 +45,12 @@ describe('evidenceRoute', () => {
   })
 
   it('links nowhere for a metric without a page or a timeline range without a window', () => {
-    expect(evidenceRoute({ kind: 'metric', label: 'm' }, 'r')).toBeNull()
+    expect(evidenceRoute({ kind: 'metric', label: 'm', page: '' }, 'r')).toBeNull()
     expect(evidenceRoute({ kind: 'time_range', label: 't', page: 'timeline', start_ns: 1, end_ns: 2 }, 'r')).toBeNull()
   })
 
   it('sends a bare time range to the timeline', () => {
-    expect(evidenceRoute({ kind: 'time_range', label: 't', window_ns: [0, 10] }, 'r'))
+    expect(evidenceRoute({ kind: 'time_range', label: 't', page: '', window_ns: [0, 10] }, 'r'))
       .toMatchObject({ name: 'timeline', query: { t0: '0', t1: '1010' } })
   })
 })

@@ -29,6 +29,16 @@ describe('schema-to-ts', () => {
     expect(ts).toContain('export interface Steps {\n  count: number\n}')
   })
 
+  it('writes a schema of definitions only (the API answers) without a root alias', () => {
+    const ts = toTypeScript({
+      'x-routes': { '/runs': { $ref: '#/$defs/RunList' } },
+      $defs: { RunList: { type: 'object', properties: { runs: { type: 'array', items: { type: 'string' } } }, required: ['runs'] } },
+    }, null, 'docs/schema/api.schema.json')
+    expect(ts).toContain('from docs/schema/api.schema.json: do not edit.')
+    expect(ts).toContain('export interface RunList {\n  runs: string[]\n}')
+    expect(ts).not.toContain('export type Root')
+  })
+
   it('refuses what it does not know instead of guessing', () => {
     expect(() => typeOf({ type: 'mystery' })).toThrow(/unsupported/)
   })

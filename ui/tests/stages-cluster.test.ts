@@ -77,7 +77,7 @@ describe('communication', () => {
       { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1 },
       { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1 },
     ],
-    average: { step_us: 100, communication_us: 40 },
+    average: { step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40, tool_wait_us: null },
     average_steps: ['1'],
   }
 

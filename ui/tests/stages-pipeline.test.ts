@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { DataPipeline, PipelineOp, QueueSummary } from '@/api/stages'
+import type { DataPipeline, PipelineOp, QueueSummary, Verdict } from '@/api/stages'
 import { flowNodes, focusTarget, layoutPipeline, opName, waitRows } from '@/components/stages/pipeline'
 
-function queue(name: string, sizes: number[], capacity: number | null): QueueSummary {
+function queue(name: QueueSummary['name'], sizes: number[], capacity: number | null): QueueSummary {
   const empty = sizes.filter((s) => s === 0).length
   const full = capacity === null ? null : sizes.filter((s) => s === capacity).length
   return {
@@ -15,7 +15,7 @@ function op(op_id: number, parent_id: number | null, op_type = 'MapOp', flagged 
   return { op_id, op_type, num_workers: 2, parent_id, queue_capacity: 16, queue_usage: 0.5, flagged, reason: flagged ? 'source_slow' : null }
 }
 
-function pipeline(queues: QueueSummary[], bottleneck: string, ops: PipelineOp[] | null = null): DataPipeline {
+function pipeline(queues: QueueSummary[], bottleneck: Verdict['bottleneck'], ops: PipelineOp[] | null = null): DataPipeline {
   return {
     framework: 'mindspore', data_wait: null, queues, workers: null, ops,
     pipeline_verdict: ops ? { bottleneck: 'ops', ops: ops.filter((o) => o.flagged).map((o) => o.op_id), suggestions: [] } : null,

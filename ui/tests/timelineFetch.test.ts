@@ -139,7 +139,7 @@ describe('timeline URL state', () => {
 
   it('opens the windows of the advisor evidence links exactly', async () => {
     const { evidenceRoute } = await import('@/evidence')
-    const route = evidenceRoute({ kind: 'time_range', label: 'gap', window_ns: [70_000_000, 139_000_000] }, 'r')
+    const route = evidenceRoute({ kind: 'time_range', label: 'gap', page: '', window_ns: [70_000_000, 139_000_000] }, 'r')
     const query = (route as { query: Record<string, string> }).query
     const w = parseWindow(query)!
     expect(w.t0).toBeLessThan(70_000_000)

@@ -207,7 +207,7 @@ def operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return {**out, **page_rows(rows, p, "device_self_us")}
 
 
-@endpoint(bp, "/runs/<run>/kernels", schemas.KernelQuery, schemas.TablePage)
+@endpoint(bp, "/runs/<run>/kernels", schemas.KernelQuery, schemas.KernelPage)
 def kernels(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Device kernels by name, or by name + operator + launch configuration; paged."""
     target = access.resolve(run, p.get("worker"), p.get("span"))

@@ -1,34 +1,17 @@
-/** The overview answer (`/runs/<run>/overview`): the report's summary sections. */
-import type { Where } from './types'
+/**
+ * The overview answer (`/runs/<run>/overview`): the report's summary sections. Generated
+ * from `mindinsight_profiler/server/answers/sections.py` (the report's structs inside).
+ */
+export type { Breakdown, GpuDevice, OpTypeRow } from './generated/api'
+import type { Breakdown, Overview as ServedOverview } from './generated/api'
 
-export type Breakdown = Record<string, number>
+/**
+ * The served overview. `breakdown_us` is always sent; it is typed `Partial` only so that the
+ * page's `o?.breakdown_us ?? {}` fallback (OverviewPage.vue) stays indexable by BREAKDOWN_KEYS.
+ */
+export type Overview = Omit<ServedOverview, 'breakdown_us'> & { breakdown_us: Partial<Breakdown> }
 
-// Rows the report declares in Python (`mindinsight_profiler/analysis/schema/`), generated.
-export type { GpuDevice, OpTypeRow } from './generated/report'
-import type { GpuSummary, OpTypes, Steps } from './generated/report'
-
-export interface Overview extends Where {
-  format: string
-  steps: Steps
-  breakdown_us: Breakdown
-  breakdown_per_step_us: Breakdown[]
-  gpu: GpuSummary | null
-  op_types: OpTypes | null
-  data_pipeline: {
-    framework: string
-    data_wait: { average_us: number | null; share: number | null; loader_share: number | null }
-    verdict: { bottleneck: string; rule: string } | null
-  } | null
-  memory: {
-    devices: {
-      device: string
-      peak_allocated: { bytes: number } | null
-      peak_reserved: { bytes: number } | null
-    }[]
-  } | null
-  distributed: { rank: number | null; world_size: number | null; backend: string | null } | null
-  parallel: { mode?: string; stage_num?: number; rank_size?: number } | null
-}
-
-/** The breakdown categories in the PyTorch plugin's order. */
-export const BREAKDOWN_KEYS = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other']
+/** The breakdown categories in the PyTorch plugin's order (the fields of `Breakdown`). */
+export const BREAKDOWN_KEYS: (keyof Breakdown)[] = [
+  'kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other',
+]

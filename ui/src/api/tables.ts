@@ -1,100 +1,28 @@
 /**
  * Answers of the table views (`operators`, `kernels`, `modules`, `diff`; docs/service.md).
- * Times are microseconds (`*_us`), as in the report.
+ * Times are microseconds (`*_us`), as in the report. Generated from the server's
+ * declarations (`mindinsight_profiler/server/answers/tables.py`): re-exports only.
  */
-import type { Page, Section, Where } from './types'
+import type { OperatorTypePage, TablePageFields } from './generated/api'
 
-/** A page of a table view: the rows, and sums of the additive columns over all matches. */
-export interface TablePage<Row> extends Page<Row> {
-  sums?: Record<string, number>
-  /** Operator types only: the time they are ranked by (`device_self_ns`, `host_self_ns`, `total_ns`). */
-  by?: string
-}
-
-/** Operators grouped by name (and input shapes or call stack). */
-export interface OperatorRow {
-  name: string
-  calls: number
-  host_self_us: number
-  host_total_us: number
-  device_self_us: number
-  device_total_us: number
-  tc_eligible: boolean
-  tc_self_ratio: number
-  tc_total_ratio: number
-  has_call_stack: boolean
-  input_shape?: string
-  call_stack?: string
-}
-
-export interface OperatorTypeRow {
-  type: string
-  calls: number
-  total_us: number
-  mean_us: number
-  percent: number
-}
+export type {
+  Change,
+  DiffAnswer,
+  InstanceRow,
+  KernelRow,
+  ModuleRow,
+  ModulesAnswer,
+  OperatorRow,
+  OpTypeRow as OperatorTypeRow,
+} from './generated/api'
 
 /**
- * One operator call (`group_by=instance`); for an input that records operator instances
- * only as a table (legacy MindSpore), one instance with its `calls` and no start or host time.
+ * A page of a table view: the rows, and sums of the additive columns over all matches.
+ * The server declares one page per grouping (`OperatorPage`, `OperatorTypePage`,
+ * `InstancePage`, `KernelPage`); pages that switch grouping use this generic form.
  */
-export interface InstanceRow {
-  name: string
-  type: string
-  start_us: number | null
-  /** Start on the timeline: microseconds from the trace's origin. */
-  offset_us: number | null
-  host_self_us: number | null
-  host_total_us: number | null
-  device_self_us: number
-  device_total_us: number
-  calls?: number
-}
-
-export interface KernelRow {
-  name: string
-  tc_used: boolean
-  calls: number
-  total_us: number
-  mean_us: number
-  min_us: number
-  max_us: number
-  blocks_per_sm: number | null
-  occupancy: number | null
-  /** `group_by=name_op_launch` only. */
-  operator?: string
-  grid?: string
-  block?: string
-  registers_per_thread?: number | null
-  shared_memory?: number | null
-}
-
-export interface ModuleRow {
-  name: string
-  parent: string | null
-  occurrences: number
-  host_self_us: number
-  host_total_us: number
-  device_self_us: number
-  device_total_us: number
-}
-
-export type ModulesAnswer = Section<{ modules: ModuleRow[] }>
-
-/** One compared row: this run (before) against the other (after). */
-export interface Change {
-  name: string
-  before_us: number
-  after_us: number
-  delta_us: number
-  ratio: number | null
-}
-
-export interface DiffAnswer extends Where {
-  other: Where
-  step: Change
-  breakdown: Change[]
-  operators: Record<string, Change[]>
-  kernels: Record<string, Change[]>
+export type TablePage<Row> = TablePageFields & {
+  rows: Row[]
+  /** Operator types only: the time they are ranked by. */
+  by?: OperatorTypePage['by']
 }

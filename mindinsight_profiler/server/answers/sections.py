@@ -1,0 +1,138 @@
+"""Answers that carry a report section: overview, step trace, data pipeline, memory,
+communication and modules.
+
+Each reuses the report's own struct for its section (`analysis.schema`), so the section is
+declared once for the cache, the CLI's JSON and the API. A section the input cannot give is
+null (`data: null`), as in the report.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.communication import (
+    Communication,
+    Distributed,
+    Parallel,
+)
+from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline, DataVerdict
+from mindinsight_profiler.analysis.schema.device import GpuSummary
+from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
+from mindinsight_profiler.analysis.schema.operators import Modules, OpTypes
+from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
+from mindinsight_profiler.server.answers.base import Where
+
+
+class OverviewDataWait(Record, frozen=True, kw_only=True):
+    """The three data-wait figures the overview shows (all null without a data wait)."""
+
+    average_us: float | None
+    share: float | None
+    loader_share: float | None
+
+
+class OverviewDataPipeline(Record, frozen=True, kw_only=True):
+    """The data pipeline cut to what the overview card shows."""
+
+    framework: Literal["pytorch", "mindspore"]
+    data_wait: OverviewDataWait
+    verdict: DataVerdict | None
+
+
+class OverviewMemoryDevice(Record, frozen=True, kw_only=True):
+    """One device's peaks (null where the report has none: a table-only Ascend device)."""
+
+    device: str
+    peak_allocated: AllocatedPeak | None
+    peak_reserved: ReservedPeak | None
+
+
+class OverviewMemory(Record, frozen=True, kw_only=True):
+    """The memory section cut to each device's peaks."""
+
+    devices: list[OverviewMemoryDevice]
+
+
+class Overview(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/overview`: the report's summary sections, cut for the overview page."""
+
+    format: str
+    framework: Literal["pytorch", "mindspore", "unknown"]
+    device_type: Literal["gpu", "npu", "cpu"]
+    steps: Steps
+    breakdown_us: Breakdown
+    gpu: GpuSummary | None
+    op_types: OpTypes | None
+    breakdown_per_step_us: list[Breakdown]
+    data_pipeline: OverviewDataPipeline | None
+    memory: OverviewMemory | None
+    distributed: Distributed | None
+    parallel: Parallel | None
+
+
+class StepTraceAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/step-trace`: the report's step trace, or one split at the asked points."""
+
+    data: StepTrace | None
+
+
+class HostQueueSteps(Record, frozen=True, kw_only=True):
+    """One MindData host queue's size per step (the first source decides the verdict)."""
+
+    source: str
+    used_for_verdict: bool
+    capacity: int | None
+    steps: list[str]
+    size: list[int]
+
+
+class ChipQueueSteps(Record, frozen=True, kw_only=True):
+    """The device queue's size at each GetNext, and how long each GetNext waited (us)."""
+
+    steps: list[str]
+    size: list[int]
+    wait_us: list[float]
+
+
+class QueueTimes(Record, frozen=True, kw_only=True):
+    """Host get/push/total time per step of one source (null: not recorded that step)."""
+
+    source: str
+    steps: list[str]
+    get_us: list[float | None]
+    push_us: list[float | None]
+    total_us: list[float | None]
+
+
+class QueueSteps(Record, frozen=True, kw_only=True):
+    """MindData queue sizes and transfer times per step (not in the report: from the trace)."""
+
+    host: list[HostQueueSteps]
+    chip: ChipQueueSteps | None
+    times: list[QueueTimes]
+
+
+class DataPipelineAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/data-pipeline`: the section, and per-step queues for MindSpore inputs."""
+
+    data: DataPipeline | None
+    queue_steps: QueueSteps | None
+
+
+class MemoryAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/memory`: the memory section (only the asked device, when one is asked)."""
+
+    data: Memory | None
+
+
+class CommunicationAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/communication`: this rank's communication section."""
+
+    data: Communication | None
+
+
+class ModulesAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/modules`: time per nn.Module (PyTorch inputs recorded `with_modules`)."""
+
+    data: Modules | None
