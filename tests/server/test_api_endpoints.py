@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
 from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.pipeline.reports import load_timeline
+from mindinsight_profiler.server.answers import answer_types
+from mindinsight_profiler.server.answers import publish as api_schema
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace
@@ -238,6 +241,22 @@ def test_openapi_lists_every_route(api: Api) -> None:
     assert routes <= documented
     params = {p["name"] for p in doc["paths"]["/runs/{run}/operators"]["get"]["parameters"]}
     assert {"run", "worker", "span", "sort", "search", "offset", "limit", "group_by"} <= params
+
+
+def test_openapi_answers_are_the_declared_structs(api: Api) -> None:
+    """The document's answer components are the answer structs' schemas (the same as
+    docs/schema/api.schema.json's $defs), and every reference resolves."""
+    doc = api.client.get("/api/v1/openapi.json").json
+    components = doc["components"]["schemas"]
+    published = json.loads(api_schema.render())["$defs"]
+    for name, schema in published.items():
+        if name in {c.__name__ for c in answer_types()} or name in components:
+            text = json.dumps(schema, sort_keys=True).replace("#/$defs/", "#/components/schemas/")
+            assert json.dumps(components[name], sort_keys=True) == text, name
+    ok = doc["paths"]["/runs/{run}/overview"]["get"]["responses"]["200"]
+    assert ok["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Overview"}
+    refs = re.findall(r'"#/components/schemas/([A-Za-z0-9_.]+)"', json.dumps(doc))
+    assert refs and set(refs) <= set(components)
 
 
 def test_not_analysed_yet_is_409(tmp_path: Path) -> None:
