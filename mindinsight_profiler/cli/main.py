@@ -109,6 +109,8 @@ def _analyse(args: argparse.Namespace) -> int:
     run = runs[0]
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, analysing {run.name}", file=sys.stderr)
+    for note in run.notes:
+        print(f"mindinsight: note: {run.name}: {note}", file=sys.stderr)
     file = run.select(args.worker, args.span)
     show = args.progress
     if show is None:

@@ -49,6 +49,8 @@ class Run:
     name: str
     path: Path
     files: list[TraceFile] = field(default_factory=list)
+    #: What discovery left out of the run and why (e.g. a JSON file that is not a trace).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def workers(self) -> list[str]:
@@ -104,15 +106,18 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
     workers = [e for e in entries if _format(tree, e) and not _inside_worker_folder(tree, e)]
     files = [f for f in entries if tree.is_file(f) and not any(w in f.parents for w in workers)]
     runs = _group_runs(tree, files, place, strict=True)
-    # Folders of traces not named like `*.pt.trace.json` (HTA's test data, renamed copies);
-    # only where no profiler folder was found, so their JSON side files are not taken.
-    if not runs and not workers:
-        runs = _group_runs(tree, files, place, strict=False)
-    else:  # elsewhere, a plain-named JSON file is taken when its text starts like a trace
-        taken = {r.path for r in runs}
-        plain = [f for f in files if place(f.parent) not in taken and _is_trace(tree, f)]
-        runs += _group_runs(tree, plain, place, strict=False)
+    # Traces not named like `*.pt.trace.json` (HTA's data, `export_chrome_trace` output) are
+    # taken only when their text starts like a trace: beside traces lie other JSON files
+    # (CUDA-graph capture's `execution_details.json`, configs), which are noted, not read.
+    taken = {r.path for r in runs}
+    plain = [f for f in files if place(f.parent) not in taken and _ANY_JSON.match(f.name)]
+    runs += _group_runs(tree, [f for f in plain if _is_trace(tree, f)], place, strict=False)
     by_path = {r.path: r for r in runs}
+    read = {f.path for r in runs for f in r.files}
+    for f in files:
+        run = by_path.get(place(f.parent))
+        if run is not None and _ANY_JSON.match(f.name) and place(f) not in read:
+            run.notes.append(f"{f.name}: not a trace (no traceEvents at its start), ignored")
     for folder in workers:
         parent = folder.parent
         name = tree.name(ROOT) if parent == ROOT else str(parent)

@@ -102,7 +102,7 @@ class RunRegistry:
             files = [_within(f, base) for f in run.files if _inside(f.path, base)]
             if not files:
                 continue
-            safe = Run(run.name, run.path, files)
+            safe = Run(run.name, run.path, files, run.notes)
             rid = run_id(base, run.path)
             found[rid] = RunEntry(rid, run.name, safe)
         with self._lock:

@@ -45,5 +45,6 @@ def run_json(entry: RunEntry) -> dict[str, Any]:
         "workers": entry.run.workers,
         "formats": sorted(formats),
         "pages": pages_for(formats),
+        "notes": entry.run.notes,
         **services().states.run_state(entry.files),
     }

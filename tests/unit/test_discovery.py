@@ -9,6 +9,8 @@ import pytest
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import discover, parse_name
+from tests.integration.cli import run_cli
+from tests.tracegen import op, write_trace
 
 
 def _touch(path: Path) -> Path:
@@ -57,10 +59,12 @@ def test_logdir_with_runs_of_every_format(tmp_path: Path) -> None:
 
 
 def test_fallback_to_any_json_only_without_profiler_folders(tmp_path: Path) -> None:
-    _touch(tmp_path / "hta/nccl_data.json.gz")
+    (tmp_path / "hta").mkdir()
+    with gzip.open(tmp_path / "hta/nccl_data.json.gz", "wt") as f:
+        f.write('{"schemaVersion": 1, "traceEvents": []}')
     assert [f.worker for r in discover(tmp_path) for f in r.files] == ["nccl_data"]
-    _touch(tmp_path / "hta/x_ascend_pt/profiler_info_0.json")
-    assert [f.format for r in discover(tmp_path) for f in r.files] == ["ascend_pt"]
+    _touch(tmp_path / "hta/x_ascend_pt/profiler_info_0.json")  # a trace stays a trace
+    assert sorted(f.format for r in discover(tmp_path) for f in r.files) == ["ascend_pt", "kineto"]
 
 
 def test_plain_named_traces_are_taken_by_their_text(tmp_path: Path) -> None:
@@ -82,6 +86,23 @@ def test_plain_named_traces_are_taken_by_their_text(tmp_path: Path) -> None:
     assert set(runs) == {"named", "npu", "exported"}
     assert runs["exported"].workers == ["rank-1", "trace"]
     assert runs["named"].workers == ["worker0"]
+
+
+def test_json_beside_traces_is_noted_not_read(tmp_path: Path) -> None:
+    """CUDA-graph capture writes `execution_details.json` beside its traces: in a folder of
+    plain-named traces (nothing else to go by) it is not taken as a worker, and the run says
+    it was left out; the CLI analyses the real trace and prints the note."""
+    run_dir = tmp_path / "graphs"
+    run_dir.mkdir()
+    write_trace(run_dir / "capture.json", [op("aten::mm", 0, 10), op("ProfilerStep#1", 0, 20)])
+    (run_dir / "execution_details.json").write_text('{"graphs": [{"id": 0, "nodes": 12}]}')
+    (run,) = discover(tmp_path)
+    assert run.workers == ["capture"]
+    assert run.notes == ["execution_details.json: not a trace (no traceEvents at its start), "
+                         "ignored"]  # fmt: skip
+    r = run_cli("analyse", run_dir, "--format", "json", "--no-cache")
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert "note: graphs: execution_details.json: not a trace" in r.stderr
 
 
 def test_worker_folder_given_directly_and_missing_path(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ folder of the real data."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -64,7 +65,9 @@ def test_existing_discovery_folders_through_a_listing(tmp_path: Path) -> None:
         if folder.is_dir():  # every sub-folder given as the root, worker folders included
             _same(folder)
     # the fallback to any JSON name, and its end when a profiler folder appears
-    _touch(tmp_path / "fallback/hta/nccl_data.json.gz")
+    _touch(tmp_path / "fallback/hta/nccl_data.json.gz").write_bytes(
+        gzip.compress(b'{"schemaVersion": 1, "traceEvents": []}')
+    )
     _same(tmp_path / "fallback")
     assert [f.worker for r in _through_listing(tmp_path / "fallback") for f in r.files] == [
         "nccl_data"

@@ -37,6 +37,7 @@ class Run(Record, frozen=True, kw_only=True):
     workers: list[str]
     formats: list[str]
     pages: list[str]  # the dashboard pages its formats can have, in menu order
+    notes: list[str]  # what discovery left out of the run and why
     state: RunState
     progress: float | msgspec.UnsetType = msgspec.UNSET  # percent
     error: str | msgspec.UnsetType = msgspec.UNSET
