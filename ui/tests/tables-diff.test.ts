@@ -34,7 +34,7 @@ describe('diff rows', () => {
 
   it('offers analysed runs, this one first, and a sensible worker', () => {
     const run = (id: string, state: Run['state'], workers: string[]): Run =>
-      ({ id, name: id, workers, formats: [], pages: [], state })
+      ({ id, name: id, workers, formats: [], pages: [], notes: [], state })
     const runs = [run('b', 'ready', ['rank0', 'rank1']), run('c', 'analysing', ['w']), run('a', 'ready', ['rank0', 'rank1'])]
     expect(comparableRuns(runs, 'a').map((r) => r.id)).toEqual(['a', 'b'])
     expect(defaultOtherWorker(runs[2], 'a', 'rank0')).toBe('rank1')
