@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mindinsight_profiler.analysis.operators.shapes import compact_shape
 from mindinsight_profiler.formats.spec import FormatTag
 
 _LABELS = {
@@ -84,14 +85,19 @@ def render(report: dict[str, Any], top: int = 20) -> str:
         if gpu
         else f"Top {len(ops)} operators by host self time",
     ]
+    by_input = any("input_shape" in o for o in ops)  # --group-by name_input
     out += _table(
-        ["Name", "Calls", "Host Self", "Host Total", "Device Self", "Device Total"],
+        ["Name", *(["Input Shapes"] if by_input else []), "Calls", "Host Self", "Host Total",
+         "Device Self", "Device Total"],
         [
-            [_clip(o["name"]), str(o["calls"]), _fmt_us(o["host_self_us"]),
+            [_clip(o["name"], 40 if by_input else 60),
+             *([_clip(compact_shape(o.get("input_shape") or []), 50)] if by_input else []),
+             str(o["calls"]), _fmt_us(o["host_self_us"]),
              _fmt_us(o["host_total_us"]), _fmt_us(o["device_self_us"]),
              _fmt_us(o["device_total_us"])]
             for o in ops
         ],
+        left=2 if by_input else 1,
     )  # fmt: skip
     kernels = report["kernels"][:top]
     if kernels:

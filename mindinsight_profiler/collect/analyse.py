@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.analysis.operators.filters import operator_mask
+from mindinsight_profiler.analysis.operators.shapes import shape_list
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import operator_table
 from mindinsight_profiler.analysis.report import build_report, rows
@@ -63,7 +64,7 @@ def operator_details(
             "host_total_us": int(tree.host_total_ns[n]) / 1000.0,
             "host_self_us": int(tree.host_self_ns[n]) / 1000.0,
             "device_self_us": int(tree.device_self_ns[n]) / 1000.0,
-            "input_shape": trace.strings[int(ev["input_dims"][i])]
+            "input_shape": shape_list(trace.strings[int(ev["input_dims"][i])])
             if ev["input_dims"][i] >= 0
             else None,
         }

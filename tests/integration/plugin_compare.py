@@ -62,7 +62,10 @@ def compare_operators(
     rows: list[dict[str, Any]], operators: list[dict[str, Any]], by_input: bool = False
 ) -> list[str]:
     def key(row: dict[str, Any]) -> str:
-        return row["name"] + ("###" + row["input_shape"] if by_input else "")
+        shape = row.get("input_shape", "")  # the plugin's text, or our parsed lists
+        return row["name"] + (
+            "###" + (shape if isinstance(shape, str) else str(shape)) if by_input else ""
+        )
 
     ours = {key(o): o for o in operators}
     errors = []

@@ -199,3 +199,31 @@ def test_cached_report_off_the_contract_is_rebuilt(tmp_path: Path, change: dict[
     ws.entry(src).save(load_trace(src, ws), {"report": json.dumps({**old, **change}).encode()})
     report, cached = analyse_file(src, ws)
     assert not cached and report == first
+
+
+def test_input_shapes_are_lists_in_json_and_one_line_in_tables(workspace: Path) -> None:
+    """`--group-by name_input`: JSON rows carry the shapes as lists (not the trace's raw
+    text), the table prints them compactly, one row per line."""
+    run = shared(RUN)
+    r = run_cli("analyse", run, "--format", "json", "--group-by", "name_input", "--top", "5",
+                "--workspace", workspace)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    shapes = [o["input_shape"] for o in json.loads(r.stdout)["operators"]]
+    assert all(isinstance(s, list) for s in shapes) and any(s for s in shapes)
+    assert all(isinstance(d, int) for s in shapes for shape in s for d in shape)
+    r = run_cli("analyse", run, "--group-by", "name_input", "--top", "5", "--workspace", workspace)
+    lines = r.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if "Input Shapes" in line)
+    rows = lines[header + 2 : header + 7]
+    assert len(rows) == 5 and all(row.startswith("aten::") for row in rows)
+    assert "[32,256,56,56]" in r.stdout and "[]" not in r.stdout
+
+
+def test_shape_text_from_any_layout() -> None:
+    from mindinsight_profiler.analysis.operators.shapes import compact_shape, shape_list
+
+    pretty = "[\n  [32, 64],\n  [],\n  [[2, 3], [2, 3]]\n]"  # as an indented trace holds it
+    assert shape_list(pretty) == [[32, 64], [], [[2, 3], [2, 3]]]
+    assert compact_shape(shape_list(pretty)) == "[32,64] [[2,3],[2,3]]"
+    assert shape_list("") == [] and shape_list("2,3;2,3") == ["2,3;2,3"]
+    assert compact_shape([[], []]) == "-"

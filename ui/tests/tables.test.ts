@@ -4,7 +4,7 @@ import {
   type TableDefaults,
 } from '@/components/tables/tableState'
 import {
-  compactShape, formatCell, frameLabel, isAdditive, kernelLabel, pieMetric, shorten, stackFrames, topSlices, userFrame,
+  compactShape, shapeText, formatCell, frameLabel, isAdditive, kernelLabel, pieMetric, shorten, stackFrames, topSlices, userFrame,
 } from '@/components/tables/columns'
 
 const d: TableDefaults = { sort: 'device_self_us', sortable: ['name', 'calls', 'device_self_us', 'host_self_us'] }
@@ -101,10 +101,13 @@ describe('columns and the pie', () => {
   })
 
   it('drops empty entries from input shapes', () => {
-    expect(compactShape('[[], [32, 1024, 14, 14], [1024, 256, 1, 1], [], []]')).toBe('[32, 1024, 14, 14], [1024, 256, 1, 1]')
-    expect(compactShape('[[32, 3, 224, 224], [0]]')).toBe('[32, 3, 224, 224], [0]')
-    expect(compactShape('4097000')).toBe('4097000')
-    expect(compactShape('[[], []]')).toBe('')
+    expect(compactShape([[], [32, 1024, 14, 14], [1024, 256, 1, 1], [], []])).toBe('[32,1024,14,14] [1024,256,1,1]')
+    expect(compactShape([[32, 3, 224, 224], [0]])).toBe('[32,3,224,224] [0]')
+    expect(compactShape([[[2, 3], [2, 3]], []])).toBe('[[2,3],[2,3]]') // a tensor list
+    expect(compactShape(['4097000'])).toBe('"4097000"')
+    expect(compactShape([[], []])).toBe('')
+    expect(compactShape('[[], [32, 64]]')).toBe('[32,64]') // JSON text, as older answers had
+    expect(shapeText([[32, 64], [], [64]])).toBe('[[32,64],[],[64]]')
     expect(compactShape(undefined)).toBe('')
   })
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis.operators.shapes import shape_list
 from mindinsight_profiler.analysis.operators.stats import OpTree
 from mindinsight_profiler.analysis.operators.tensor_cores import is_tc_kernel
 from mindinsight_profiler.model.kinds import Kind
@@ -95,7 +96,9 @@ def operator_table(
         "has_call_stack": has_stack.tolist(),
     }
     if group_by == "name_input":
-        table["input_shape"] = trace.strings.lookup(ev["input_dims"][idx[first]])
+        table["input_shape"] = [
+            shape_list(t) for t in trace.strings.lookup(ev["input_dims"][idx[first]])
+        ]
     if group_by == "name_stack":
         table["call_stack"] = trace.strings.lookup(ev["call_stack"][idx[first]])
     return _sorted(table, "device_self_us" if dev_self.any() else "host_self_us")

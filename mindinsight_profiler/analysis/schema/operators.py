@@ -10,7 +10,7 @@ those fields are UNSET (absent from the JSON) in the report's own name-grouped t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -47,7 +47,9 @@ class OperatorRow(Record, frozen=True, kw_only=True):
     tc_self_ratio: float  # share (0-1) of its own device time on Tensor Cores
     tc_total_ratio: float
     has_call_stack: bool
-    input_shape: str | msgspec.UnsetType = msgspec.UNSET  # group_by="name_input" ("" = none)
+    # group_by="name_input": one entry per input (a shape, [] for a scalar or None, a list
+    # of shapes for a tensor list), parsed from the trace's `Input Dims` (operators.shapes)
+    input_shape: list[Any] | msgspec.UnsetType = msgspec.UNSET
     call_stack: str | msgspec.UnsetType = msgspec.UNSET  # group_by="name_stack" ("" = none)
 
 

@@ -143,10 +143,25 @@ export function kernelLabel(name: string): string {
   return s.trim()
 }
 
-/** Input shapes without the empty entries (scalars, None): `[[], [32, 64], []]` -> `[32, 64]`. */
-export function compactShape(shape: string | undefined | null): string {
-  if (!shape) return ''
-  const parts = shape.replace(/^\[|\]$/g, '').split(/,\s*(?![^[]*\])/)
-  const kept = parts.map((p) => p.trim()).filter((p) => p && p !== '[]')
-  return kept.join(', ')
+/** Input shapes without the empty entries (scalars, None): `[[], [32, 64], []]` -> `[32,64]`;
+ * the report carries them as lists (one entry per input), older answers as JSON text. */
+export function compactShape(shape: unknown): string {
+  if (shape === undefined || shape === null || shape === '') return ''
+  const list = typeof shape === 'string' ? parseShape(shape) : shape
+  if (!Array.isArray(list)) return String(shape)
+  const kept = list.filter((s) => !(Array.isArray(s) && s.length === 0) && s !== null && s !== '')
+  return kept.map((s) => JSON.stringify(s)).join(' ')
+}
+
+function parseShape(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** Every input's shape on one line, empty ones included: `[[32,64],[],[64]]`. */
+export function shapeText(shape: unknown): string {
+  return Array.isArray(shape) ? JSON.stringify(shape) : String(shape ?? '')
 }
