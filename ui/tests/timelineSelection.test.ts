@@ -19,7 +19,7 @@ function detailsOf(index: number): { event: EventDetails } {
   return {
     event: {
       index, name: `e${index}`, kind: 'kernel', track: 1, start_ns: 100 * index, dur_ns: 5, category: '', depth: 0,
-      track_info: null, args: {}, parents: [], callers: [], launched: [], launched_total: 0,
+      track_info: null, args: {}, parents: [], callers: [], launched: [], launched_total: 0, origin_ns: 0, version: 1,
     },
   }
 }

@@ -59,7 +59,7 @@ function brief(index: number, track: number, start: number): EventBrief {
 function details(callers: EventBrief[], launched: EventBrief[]): EventDetails {
   return {
     ...brief(7, 1, 100), category: '', depth: 2, track_info: null, args: {}, parents: [],
-    callers, launched, launched_total: launched.length,
+    callers, launched, launched_total: launched.length, origin_ns: 0, version: 1,
   }
 }
 
