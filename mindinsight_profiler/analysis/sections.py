@@ -28,6 +28,7 @@ from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
+from mindinsight_profiler.analysis.steps.npu_section import npu_section
 from mindinsight_profiler.analysis.steps.step_trace import (
     AUTO_POINTS,
     StepPoints,
@@ -135,6 +136,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("breakdown_us", _breakdown_us, lean=True),
     SectionSpec("breakdown_per_step_us", _breakdown_per_step_us),
     SectionSpec("gpu", _gpu, lean=True),
+    SectionSpec("npu", lambda x: npu_section(x.trace, x.steps, x.first)),
     SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True),
     SectionSpec("step_trace", lambda x: x.step_trace, lean=True),
     SectionSpec(
@@ -162,7 +164,7 @@ class PageSpec:
 
 #: The pages of a run, in menu order (`ui/src/router.ts` has one route per name).
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("overview", ("steps", "breakdown_us", "gpu", "op_types")),
+    PageSpec("overview", ("steps", "breakdown_us", "gpu", "npu", "op_types")),
     PageSpec("step-trace", ("step_trace",)),
     PageSpec("operators", ("operators", "op_types")),
     PageSpec("kernels", ("kernels",)),

@@ -275,3 +275,47 @@ def test_missing_trace_view_is_required(tmp_path: Path) -> None:
     (root / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
     with pytest.raises(InputError, match=r"trace_view\.json: no such file \(required\)"):
         read_ascend_pt(root)
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_report_shows_the_tools_step_view(rank: str, tmp_path: Path) -> None:
+    """`analyse --format json` carries step_trace_time.csv's figures (the `npu` section) and,
+    for NPU utilization, the share of time a compute kernel runs: HCCL is not compute."""
+    trace = _trace(rank)
+    report = build_report(trace)
+    npu = report["npu"]
+    ref = trace.tables["step_trace_time"]
+    assert [r["step"] for r in npu["steps"]] == [str(s) for s in ref["step"].tolist()]
+    for row, i in zip(npu["steps"], range(len(ref["step"])), strict=True):
+        for field in FIELDS:
+            theirs = float(ref[field][i]) / 1000.0
+            assert _close(row[field.removesuffix("_ns") + "_us"], theirs), (field, row, theirs)
+    computing = np.mean(ref["computing_ns"]) / 1000.0
+    assert _close(npu["average"]["computing_us"], computing)
+    util = report["gpu"]["utilization"]
+    span = report["steps"]["average_us"] * report["steps"]["count"]
+    assert util == pytest.approx(100.0 * computing * len(ref["step"]) / span, rel=0.02)
+    assert util < 0.5 * 100.0 * npu["average"]["stage_us"] / report["steps"]["average_us"]
+
+
+@pytest.mark.parametrize("rank", [r for r in RANKS if "level1" in r])
+def test_report_op_types_are_the_tools(rank: str) -> None:
+    """The overview's op types are op_statistic.csv's (kernel op types, cores summed): e.g.
+    Conv2D 723 us and TransData among the largest, not the framework's aten::conv2d."""
+    trace = _trace(rank)
+    report = build_report(trace)
+    ref = trace.tables["op_statistic"]
+    s = trace.strings
+    theirs: dict[str, float] = {}
+    for t, tot in zip(s.lookup(ref["op_type"]), ref["total_ns"].tolist(), strict=True):
+        theirs[t] = theirs.get(t, 0.0) + tot / 1000.0
+    comm = {t for t in theirs if t.lower().startswith("hcom")}
+    types = report["op_types"]
+    assert types["by"] == "kernel_ns"
+    for row in types["types"]:
+        if row["type"] != "others":
+            assert _close(row["total_us"], theirs[row["type"]]), row
+    top = [row["type"] for row in types["types"][:3]]
+    assert "TransData" in top and not comm & set(top)
+    rows = {(r["op_type"], r["core_type"]): r for r in report["npu"]["op_types"]}
+    assert ("MatMulV2", "AI_CORE") in rows

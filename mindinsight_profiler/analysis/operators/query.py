@@ -168,11 +168,37 @@ def op_type_summary(
     return {"by": by, "types": _top_with_others(rows, top)}
 
 
+def _npu_op_types(trace: Trace, top: int) -> dict[str, Any] | None:
+    """An Ascend input's kernel op types (`MatMulV2`, `TransData`; op_statistic.csv's, all
+    cores summed), ranked by kernel time: the framework's operator names (`aten::conv2d`)
+    would hide the device's own work, e.g. the format conversions."""
+    from mindinsight_profiler.analysis.steps.npu_section import npu_op_types
+
+    rows = npu_op_types(trace)
+    if not rows:
+        return None
+    by_type: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        t = by_type.setdefault(r["op_type"], {"type": r["op_type"], "calls": 0, "total_us": 0.0})
+        t["calls"] += r["calls"]
+        t["total_us"] += r["total_us"]
+    grand = sum(t["total_us"] for t in by_type.values()) or 1.0
+    merged = sorted(by_type.values(), key=lambda t: -t["total_us"])
+    for t in merged:
+        t["mean_us"] = t["total_us"] / max(t["calls"], 1)
+        t["percent"] = 100.0 * t["total_us"] / grand
+    return {"by": "kernel_ns", "types": _top_with_others(merged, top)}
+
+
 def op_types_section(trace: Trace, tree: OpTree, top: int = 10) -> dict[str, Any] | None:
-    """Operator types for the report: MindSpore's per-instance operator table when the
-    input has one (legacy AI Core), else the operator calls of the trace; None if neither."""
+    """Operator types for the report: an Ascend input's kernel op types, MindSpore's
+    per-instance operator table when the input has one (legacy AI Core), else the operator
+    calls of the trace; None if none."""
     from mindinsight_profiler.analysis.operators.by_type import OPERATORS_TABLE, op_type_table
 
+    npu = _npu_op_types(trace, top)
+    if npu is not None:
+        return npu
     side = trace.tables.get(OPERATORS_TABLE)
     if side is not None and len(side["name"]):
         t = op_type_table(trace)

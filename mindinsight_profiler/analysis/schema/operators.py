@@ -30,7 +30,8 @@ class OpTypeRow(Record, frozen=True, kw_only=True):
 class OpTypes(Record, frozen=True, kw_only=True):
     """Operator types ranked by time: the top ten, the rest summed into "others"."""
 
-    by: Literal["device_self_ns", "host_self_ns", "total_ns"]  # the time ranked by
+    # the time ranked by; kernel_ns: an Ascend input's kernel op types (op_statistic.csv's)
+    by: Literal["device_self_ns", "host_self_ns", "total_ns", "kernel_ns"]
     types: list[OpTypeRow]
 
 

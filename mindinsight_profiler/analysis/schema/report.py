@@ -19,6 +19,7 @@ from mindinsight_profiler.analysis.schema.communication import (
 from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline
 from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.memory import Memory
+from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import (
     KernelRow,
     Modules,
@@ -41,6 +42,7 @@ class Report(Record, frozen=True, kw_only=True):
     breakdown_us: Breakdown  # the average step
     breakdown_per_step_us: list[Breakdown]
     gpu: GpuSummary | None
+    npu: Npu | None  # Ascend's own step view and op types (NPU inputs)
     op_types: OpTypes | None
     step_trace: StepTrace | None
     data_pipeline: DataPipeline | None
