@@ -175,6 +175,7 @@ class Overview(Where):
     breakdown_us = fields.Dict()
     breakdown_per_step_us = fields.List(fields.Dict())
     gpu = fields.Dict(allow_none=True)
+    npu = fields.Dict(allow_none=True)
     op_types = fields.Dict(allow_none=True)
     data_pipeline = fields.Dict(allow_none=True)
     memory = fields.Dict(allow_none=True)

@@ -76,3 +76,25 @@ def test_every_page_speaks_chinese(dashboard: Dashboard, tab: Tab) -> None:
         assert not left, (name, left)
         tab.shot(f"tour-zh-ascend-{name}")
     tab.assert_clean()
+
+
+def test_ascend_overview_shows_the_tools_step_view(dashboard: Dashboard, tab: Tab) -> None:
+    """An Ascend run's overview shows step_trace_time.csv's view (Computing, Free, Stage...)
+    and op_statistic.csv's op types by core; a GPU run's does not."""
+    page = tab.page
+    page.goto(dashboard.run_url("ascend", "overview"))
+    card = page.locator("[data-test=npu-steps]")
+    card.wait_for()
+    text = card.inner_text()
+    for label in ("Computing", "Communication (not overlapped)", "Free", "Stage", "Preparing"):
+        assert label in text
+    assert "AI_CORE" in page.locator("[data-test=npu-op-types]").inner_text()
+    page.wait_for_function(SETTLED, timeout=30_000)
+    card.scroll_into_view_if_needed()
+    page.wait_for_timeout(600)  # the cards fade in
+    tab.shot("overview-ascend-npu")
+    page.goto(dashboard.run_url("kineto_gpu", "overview"))
+    page.locator("[data-test=page-overview]").wait_for()
+    page.wait_for_function(SETTLED, timeout=30_000)
+    assert page.locator("[data-test=npu-steps]").count() == 0
+    tab.assert_clean()

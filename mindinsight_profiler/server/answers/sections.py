@@ -19,6 +19,7 @@ from mindinsight_profiler.analysis.schema.communication import (
 from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline, DataVerdict
 from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
+from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Modules, OpTypes
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
 from mindinsight_profiler.server.answers.base import Where
@@ -63,6 +64,7 @@ class Overview(Where, frozen=True, kw_only=True):
     steps: Steps
     breakdown_us: Breakdown
     gpu: GpuSummary | None
+    npu: Npu | None
     op_types: OpTypes | None
     breakdown_per_step_us: list[Breakdown]
     data_pipeline: OverviewDataPipeline | None

@@ -47,7 +47,9 @@ def _memory_peaks(section: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"devices": [{k: d.get(k) for k in keys} for d in section.get("devices") or []]}
 
 
-OVERVIEW_KEYS = ("format", "framework", "device_type", "steps", "breakdown_us", "gpu", "op_types")
+OVERVIEW_KEYS = (
+    "format", "framework", "device_type", "steps", "breakdown_us", "gpu", "npu", "op_types"
+)  # fmt: skip
 
 
 @endpoint(bp, "/runs/<run>/overview", schemas.Query, schemas.Overview)

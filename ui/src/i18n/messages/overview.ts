@@ -39,6 +39,24 @@ const en = {
   stageNum: 'Stages',
   more: 'Details',
   format: 'Input format',
+  noVerdict: 'No verdict (the input has no data-pipeline figures to judge)',
+  npu: {
+    title: 'Ascend step view',
+    over: 'steps averaged: {n}',
+    figure: 'step_trace_time.csv',
+    ofStage: 'of stage',
+    time: 'Time',
+    computing_us: 'Computing',
+    comm_not_overlapped_us: 'Communication (not overlapped)',
+    overlapped_us: 'Overlapped',
+    communication_us: 'Communication',
+    free_us: 'Free',
+    stage_us: 'Stage',
+    bubble_us: 'Bubble',
+    preparing_us: 'Preparing',
+    opType: 'OP Type',
+    core: 'Core',
+  },
 }
 
 const zh: typeof en = {
@@ -82,6 +100,24 @@ const zh: typeof en = {
   stageNum: '流水线级数',
   more: '详情',
   format: '输入格式',
+  noVerdict: '无结论（输入没有可判断的数据处理数据）',
+  npu: {
+    title: 'Ascend 迭代视图',
+    over: '平均迭代数：{n}',
+    figure: 'step_trace_time.csv',
+    ofStage: '占 Stage',
+    time: '时间',
+    computing_us: '计算（Computing）',
+    comm_not_overlapped_us: '未被掩盖的通信',
+    overlapped_us: '被掩盖的通信（Overlapped）',
+    communication_us: '通信（Communication）',
+    free_us: '空闲（Free）',
+    stage_us: 'Stage',
+    bubble_us: '流水线气泡（Bubble）',
+    preparing_us: '准备（Preparing）',
+    opType: '算子类型',
+    core: '核类型',
+  },
 }
 
 export const overview = { en, zh }
