@@ -89,6 +89,30 @@ def test_op_type_totals_equal_the_type_csv() -> None:
     assert sum(table["percent"]) == pytest.approx(100.0)
 
 
+def test_op_totals_count_every_execution(tmp_path: Path) -> None:
+    """An AI Core detail row with `execution_frequency` n took execution_time x n: the type
+    totals (and so the advisor's shares) follow the run's own type file, which sums the same
+    product. Made from run_2 with MatMul's rows marked as run 3 times each."""
+    folder = tmp_path / "profiler"
+    shutil.copytree(shared(RUN2), folder)
+    detail = folder / "aicore_intermediate_1_detail.csv"
+    header, rows = _csv_rows(detail)
+    freq = [3 if "/MatMul-op" in r[0] else 1 for r in rows]
+    with detail.open("w", newline="") as f:
+        csv.writer(f).writerows([[*header, "execution_frequency"],
+                                 *([*r, n] for r, n in zip(rows, freq, strict=True))])  # fmt: skip
+    base = op_type_table(read_mindspore_legacy(shared(RUN2)))
+    table = op_type_table(read_mindspore_legacy(folder))
+    i, j = base["op_type"].index("MatMul"), table["op_type"].index("MatMul")
+    assert table["total_us"][j] == pytest.approx(3 * base["total_us"][i])
+    assert table["calls"][j] == 3 * base["calls"][i]
+    conv = table["op_type"].index("Conv2D")
+    assert table["total_us"][conv] == pytest.approx(
+        base["total_us"][base["op_type"].index("Conv2D")]
+    )
+    assert table["percent"][j] > base["percent"][i]
+
+
 def test_run2_contents() -> None:
     trace = read_mindspore_legacy(shared(RUN2))
     assert trace.meta["rank"] == 1 and trace.meta["skipped_files"] == []

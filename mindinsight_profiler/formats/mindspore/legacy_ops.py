@@ -70,7 +70,11 @@ def read_framework(path: Path) -> dict[str, dict[str, str]]:
 
 
 def read_aicore_detail(path: Path) -> dict[str, Any]:
-    """Operator instances: full name, total execution ns, call count."""
+    """Operator instances: full name, total execution ns, call count.
+
+    `execution_time` is the time of one execution; an operator that ran `execution_frequency`
+    times took time x frequency in all, which is what the run's own `*_type.csv` sums per
+    type (MindInsight's operator totals are the same product)."""
     table = read_csv(path, ["execution_time"])
     name_col = _column(table, _NAME_COLS)
     calls = (
@@ -78,9 +82,10 @@ def read_aicore_detail(path: Path) -> dict[str, Any]:
         if table.has("execution_frequency")
         else np.ones(len(table), dtype=np.int64)
     )
+    calls = np.maximum(calls, 1)  # a frequency of 0 (a row the tool could not count) ran once
     return {
         "names": table.text(name_col),
-        "total_ns": ms_to_ns(table.numbers("execution_time")),
+        "total_ns": ms_to_ns(table.numbers("execution_time")) * calls,
         "calls": calls,
     }
 
