@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from mindinsight_profiler.model.kinds import OP_TREE_KINDS, Kind, is_kind
+from mindinsight_profiler.model.kinds import COMMUNICATION_PROCESS, OP_TREE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 COMM_OPS = frozenset(
@@ -83,6 +83,9 @@ def comm_kernel_mask(trace: Trace) -> np.ndarray:
     by_name = trace.names_matching(is_comm_kernel_name)
     comm_ops = trace.names_matching(is_comm_op_name) & host_range_mask(trace)
     mask = kernels & by_name
+    comm_tracks = [i for i, t in enumerate(trace.tracks) if t.process_name == COMMUNICATION_PROCESS]
+    if comm_tracks:  # MindSpore's timeline puts communication ops on their own process
+        mask |= kernels & np.isin(ev["track"], comm_tracks)
     if comm_ops.any():
         # kernel -> runtime -> operator; the operator (or its parent) is a collective.
         rt = np.where(kernels, ev["caller"], -1)

@@ -31,6 +31,10 @@ class Kind(IntEnum):
     INSTANT = 12  # instant events other than memory records
 
 
+#: The process name of a device track that holds communication ops rather than compute
+#: (MindSpore's timeline labels its pid 10000 so); their kernels are communication.
+COMMUNICATION_PROCESS = "Communication Op"
+
 #: Host-side ranges that nest into the operator tree (python frames form their own tree).
 OP_TREE_KINDS = (Kind.CPU_OP, Kind.USER_ANNOTATION, Kind.PYTHON)
 #: Work executed on a device stream and launched by a runtime call.

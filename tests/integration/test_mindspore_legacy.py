@@ -8,6 +8,7 @@ of the reader.
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -213,3 +214,56 @@ def test_one_bad_optional_file_keeps_the_rest(tmp_path: Path) -> None:
     )
     # Without the timeline, the AI CPU kernels (absolute times) are the events.
     assert int((trace.events["kind"] == 6).sum()) == 5
+
+
+def _timeline_run(tmp_path: Path) -> Path:
+    """run_2 with MindSpore's other timeline processes added, as its profiler writes them
+    (profiler/parser/base_timeline_generator.py): 10000 communication ops on a
+    `stream_5xx_parallel_0`-style row, 12000 the tool's overlap analysis, the device's
+    "Steps" row (tid 100000) and 11000 host CPU ops."""
+    folder = tmp_path / "profiler"
+    shutil.copytree(shared(RUN2), folder)
+    path = folder / "ascend_timeline_display_1.json"
+    events = json.loads(path.read_text())
+    ops = [e for e in events if e.get("pid") == 1]
+    t0, t1 = min(e["ts"] for e in ops), max(e["ts"] + e["dur"] for e in ops)
+    span = t1 - t0
+    events += [
+        {"name": "AllReduce-op301", "ph": "X", "pid": 10000, "tid": "stream_519_parallel_0",
+         "ts": t0 + 0.2 * span, "dur": 0.1 * span},
+        {"name": "AllReduce-op302", "ph": "X", "pid": 10000, "tid": "stream_519_parallel_0",
+         "ts": t0 + 0.5 * span, "dur": 0.1 * span},
+        {"name": "Merged Computation Op", "ph": "X", "pid": 12000, "tid": 7999, "ts": t0,
+         "dur": span},
+        {"name": "1", "ph": "X", "pid": 1, "tid": 100000, "ts": t0, "dur": span},
+        {"name": "InitDataSetQueue", "ph": "X", "pid": 11000, "tid": 100003, "ts": t0, "dur": 5.0},
+    ]  # fmt: skip
+    path.write_text(json.dumps(events))
+    return folder
+
+
+def test_timeline_processes_keep_their_meaning(tmp_path: Path) -> None:
+    base = build_report(read_mindspore_legacy(shared(RUN2)))
+    report = build_report(read_mindspore_legacy(_timeline_run(tmp_path)))
+    names = {k["name"] for k in report["kernels"]}
+    assert not names & {"AllReduce-op301", "Merged Computation Op", "1", "InitDataSetQueue"}
+    assert {k["name"] for k in base["kernels"]} == names  # the device's own ops, as before
+    kernel_us = sum(k["total_us"] for k in report["kernels"])
+    assert kernel_us == pytest.approx(sum(k["total_us"] for k in base["kernels"]))
+    # the two all-reduce ranges are communication (hidden behind compute in this run)
+    (allreduce,) = [c for c in report["communication"]["collectives"] if c["name"] == "AllReduce"]
+    assert allreduce["calls"] == 2 and base["communication"] is None
+    assert sum(report["breakdown_us"].values()) == pytest.approx(report["steps"]["average_us"])
+
+
+def test_unaligned_timeline_is_said_not_used(tmp_path: Path) -> None:
+    """Without the AI CPU file the timeline cannot be put on the step clock: its kernels
+    are left out with a warning, so no share can pass 100 % of a step."""
+    folder = _timeline_run(tmp_path)
+    (folder / "aicpu_intermediate_1.csv").unlink()
+    trace = read_mindspore_legacy(folder)
+    assert trace.meta["timeline_clock"] == "unaligned"
+    assert any("could not be aligned" in w for w in trace.meta["warnings"])
+    report = build_report(trace)
+    assert report["kernels"] == []
+    assert sum(report["breakdown_us"].values()) == pytest.approx(report["steps"]["average_us"])

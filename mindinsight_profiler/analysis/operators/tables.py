@@ -13,7 +13,7 @@ import numpy as np
 from mindinsight_profiler.analysis.operators.shapes import shape_list
 from mindinsight_profiler.analysis.operators.stats import OpTree
 from mindinsight_profiler.analysis.operators.tensor_cores import is_tc_kernel
-from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.kinds import COMMUNICATION_PROCESS, Kind
 from mindinsight_profiler.model.trace import Trace
 
 Table = dict[str, list[Any]]
@@ -129,7 +129,11 @@ def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name
     if group_by not in KERNEL_GROUPS:
         raise ValueError(f"group_by must be one of {KERNEL_GROUPS}")
     ev = trace.events
-    k = np.flatnonzero(ev["kind"] == Kind.KERNEL)
+    kernel = ev["kind"] == Kind.KERNEL
+    ranges = [i for i, t in enumerate(trace.tracks) if t.process_name == COMMUNICATION_PROCESS]
+    if ranges:  # MindSpore's communication rows are op ranges (waits included), not kernels
+        kernel &= ~np.isin(ev["track"], ranges)
+    k = np.flatnonzero(kernel)
     keys = [ev["name"][k]]
     op_name = np.full(len(k), -1, dtype=np.int64)
     if group_by == "name_op_launch":

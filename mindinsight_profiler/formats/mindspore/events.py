@@ -46,6 +46,8 @@ class TraceBuilder:
         self.meta: dict[str, Any] = {"format": fmt, "framework": "mindspore", "source": source.name}
         self.files_read: list[str] = []
         self.skipped: list[str] = []
+        #: What was read but not used, and why (`meta["warnings"]`, shown to the user).
+        self.warnings: list[str] = []
         self.errors: list[InputError] = []
         #: Operator type of each operator name seen (timeline args, framework files).
         self.op_types: dict[str, str] = {}
@@ -94,6 +96,9 @@ class TraceBuilder:
             raise ValueError(f"side table {name}: columns of unequal length {sorted(lengths)}")
         self.tables[name] = columns
 
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
     def optional(self, path: Path, read: Callable[[Path], T]) -> T | None:
         """`read(path)`, or None (with the reason kept in meta) if the file is bad."""
         try:
@@ -130,6 +135,7 @@ class TraceBuilder:
             )
         self.meta["files_read"] = sorted(self.files_read)
         self.meta["skipped_files"] = self.skipped
+        self.meta["warnings"] = self.warnings
         self.meta["event_count"] = len(events["start_ns"])
         trace = Trace(
             events,

@@ -31,7 +31,7 @@ from mindinsight_profiler.formats.side_files import (
     decode_event_array,
     read_csv,
 )
-from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.kinds import COMMUNICATION_PROCESS, Kind
 
 OPERATORS_TABLE = "operators"
 AICPU_TABLE = "aicpu"
@@ -198,22 +198,60 @@ def align_timeline(timeline: dict[str, Any], aicpu: dict[str, Any] | None) -> in
     return int(np.rint(offsets.mean()))
 
 
+#: MindSpore's timeline processes (profiler/parser/base_timeline_generator.py): a device's
+#: own pid holds its AI Core ops, with a "Steps" and a "Scope Name" row of ranges that are
+#: no work; 9000 AI CPU ops; 10000 communication ops; 11000 host CPU ops; 12000 the tool's
+#: own overlap analysis (merged computation, free time: derived, not events); 13000 GPU
+#: activity.
+AI_CPU_PID, COMMUNICATION_PID, HOST_CPU_PID, OVERLAP_PID = "9000", "10000", "11000", "12000"
+_NOT_WORK_TIDS = {"100000", "100001", "Steps", "Scope Name"}
+#: The track name of communication ops: `categories.comm_kernel_mask` counts their kernels.
+COMMUNICATION_TRACK = COMMUNICATION_PROCESS
+
+
+def _row(pid: str) -> tuple[str, Kind, bool] | None:
+    """(process name, kind, on the device) of a timeline process; None: not events."""
+    if pid == OVERLAP_PID:
+        return None
+    if pid == AI_CPU_PID:
+        return "AI CPU", Kind.KERNEL, True
+    if pid == COMMUNICATION_PID:
+        return COMMUNICATION_TRACK, Kind.KERNEL, True
+    if pid == HOST_CPU_PID:
+        return "Host CPU Op", Kind.CPU_OP, False
+    return f"pid {pid}", Kind.KERNEL, True
+
+
 def add_timeline(builder: TraceBuilder, timeline: dict[str, Any], offset_ns: int | None) -> None:
-    """Timeline events as device kernels, one track per (pid, tid); op types noted by name."""
-    shift = offset_ns or 0
-    builder.meta["timeline_clock"] = "device" if offset_ns is not None else "relative"
+    """Timeline events, one track per (pid, tid): device ops as kernels (communication ops
+    on their own tracks), host CPU ops as operators; the tool's derived rows are left out.
+
+    A timeline whose clock could not be put on the device's (`offset_ns` None) is said, not
+    used: placed at the wrong time its kernels would fall outside every step."""
+    if offset_ns is None:
+        builder.meta["timeline_clock"] = "unaligned"
+        builder.warn("device timeline not used: its clock could not be aligned to the steps "
+                     "(no AI CPU file whose kernels match it)")  # fmt: skip
+        return
+    builder.meta["timeline_clock"] = "device"
     keys = list(zip(timeline["pid"], timeline["tid"], strict=True))
-    distinct = {
-        k: builder.track(k[0], k[1], "AI CPU" if k[0] == "9000" else f"pid {k[0]}", "", True)
-        for k in dict.fromkeys(keys)
+    rows = {k: _row(k[0]) for k in dict.fromkeys(keys)}
+    keep = np.array([rows[k] is not None and k[1] not in _NOT_WORK_TIDS for k in keys], bool)
+    if not keep.any():
+        return
+    tracks = {
+        k: builder.track(k[0], k[1], r[0], "", r[2]) for k, r in rows.items() if r is not None
     }
-    tracks = np.array([distinct[k] for k in keys], dtype=np.int32)
-    names = timeline["name"]
-    builder.op_types.update((n, t) for n, t in zip(names, timeline["op_type"], strict=True) if t)
+    idx = np.flatnonzero(keep)
+    names = [timeline["name"][i] for i in idx]
+    builder.op_types.update(
+        (timeline["name"][i], timeline["op_type"][i]) for i in idx if timeline["op_type"][i]
+    )
+    kinds = np.array([int(rows[keys[i]][1]) for i in idx], dtype=np.int8)  # type: ignore[index]
     builder.add_events(
-        timeline["start_ns"] + shift,
-        timeline["end_ns"] + shift,
-        Kind.KERNEL,
+        timeline["start_ns"][idx] + offset_ns,
+        timeline["end_ns"][idx] + offset_ns,
+        kinds,
         builder.codes(names),
-        tracks,
+        np.array([tracks[keys[i]] for i in idx], dtype=np.int32),
     )
