@@ -188,7 +188,11 @@ def test_mindspore_hccl_raw_four_ranks() -> None:
         assert all(row["computation_us"] is None for row in section["steps"])
     summary = cluster_summary(sections)
     assert [r["rank"] for r in summary["ranks"]] == [0, 1, 2, 3]
-    assert summary["slowest"]["rank"] == 3
+    # ranks 2-3 have hccl rows for steps 1-2 only (2 averaged), 0-1 for 1-6: compared on
+    # step 2, the four are within 0.04 % of each other, so no rank is slow
+    slowest = summary["slowest"]
+    assert slowest["steps_compared"] == ["2"] and slowest["slow"] is False
+    assert slowest["over_others_pct"] < 0.1
     by_name = {c["name"]: c for c in summary["collectives"]}
     assert set(by_name) == {"AllReduce", "Receive", "Send"}
     allreduce = by_name["AllReduce"]
@@ -228,4 +232,40 @@ def test_sections_without_rank_take_their_position() -> None:
         "over_others_pct": 200.0,
         "fastest_rank": 0,
         "over_fastest_us": 2.0,
+        "steps_compared": [],  # no step rows: the ranks' own averages
+        "own_us": None,
+        "slow": True,
     }
+
+
+def test_a_rank_that_waited_is_not_called_slow() -> None:
+    """Ascend level 0, two ranks: rank 0's step is 13 % longer, all of it exposed
+    communication (it started earlier and waited in the all-reduce); its own work per step
+    equals rank 1's, so it is the longest step but no straggler."""
+    sections = [
+        _section(read_trace(shared(f"ascend_pytorch/level0/rank{r}_ascend_pt"))) for r in (0, 1)
+    ]
+    slowest = cluster_summary([{"communication": s} for s in sections])["slowest"]
+    assert slowest["rank"] == 0 and slowest["over_others_pct"] > 10
+    assert slowest["slow"] is False and slowest["steps_compared"] == ["50"]
+    own = [s["average"]["step_us"] - s["average"]["communication_us"] for s in sections]
+    assert slowest["own_us"] == pytest.approx(own[0]) and abs(own[0] - own[1]) < 0.05 * own[1]
+
+
+def test_ranks_are_compared_over_the_steps_they_all_have() -> None:
+    """A rank timed on one step is compared with the others on that step only."""
+
+    def section(rank: int, steps: dict[str, float]) -> dict[str, Any]:
+        rows = [{"step": k, "step_us": v, "communication_us": 10.0} for k, v in steps.items()]
+        return {"rank": rank, "steps": rows, "average_steps": list(steps),
+                "average": {"step_us": float(np.mean(list(steps.values())))}}  # fmt: skip
+
+    sections = [
+        section(0, {"1": 100.0, "2": 100.0, "3": 100.0}),
+        section(1, {"1": 100.0, "2": 100.0, "3": 100.0}),
+        section(2, {"2": 150.0}),  # its hccl rows cover one step
+    ]
+    slowest = cluster_summary(sections)["slowest"]
+    assert slowest["steps_compared"] == ["2"] and slowest["rank"] == 2 and slowest["slow"]
+    sections[2] = section(2, {"2": 102.0})
+    assert not cluster_summary(sections)["slowest"]["slow"]  # 2 % is noise

@@ -31,6 +31,12 @@ def _sections(reports: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]
     return sorted(out, key=lambda x: x[0])
 
 
+#: A rank is slow when its own time per step (the step minus its communication, which
+#: includes waiting for peers) is this much above the others' mean: below it, differences
+#: are run-to-run noise (the outlier test's 5 %).
+SLOW_SHARE = 0.05
+
+
 def _rank_row(rank: int, section: dict[str, Any]) -> dict[str, Any]:
     avg = section.get("average") or {}
     row = {"rank": rank, "steps": len(section["steps"]), "step_us": avg.get("step_us")}
@@ -39,22 +45,68 @@ def _rank_row(rank: int, section: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _slowest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The rank with the longest mean step, and its lead over the others' mean and the fastest."""
-    timed = [r for r in rows if r["step_us"] is not None]
-    if not timed:
+def _common_steps(
+    ranked: list[tuple[int, dict[str, Any]]],
+) -> tuple[list[str], dict[int, tuple[float, float | None]]]:
+    """(the steps every timed rank averages, per rank its mean step and mean communication
+    over them, or None): ranks timed on different steps (one from its hccl rows, the others
+    from five step-trace steps) are not compared. Empty when they share no step."""
+    per_rank: dict[int, dict[str, dict[str, Any]]] = {}
+    for rank, section in ranked:
+        counted = set(section.get("average_steps") or [r["step"] for r in section["steps"]])
+        rows = {r["step"]: r for r in section["steps"] if r.get("step_us") is not None}
+        per_rank[rank] = {k: v for k, v in rows.items() if k in counted}
+    timed = {r: rows for r, rows in per_rank.items() if rows}
+    if not timed:  # no per-step rows anywhere: each rank's own average is all there is
+        averages = {rank: s.get("average") or {} for rank, s in ranked}
+        return [], {
+            rank: (float(a["step_us"]), a.get("communication_us"))
+            for rank, a in averages.items()
+            if a.get("step_us") is not None
+        } if len(averages) > 1 else {}  # fmt: skip
+    common = sorted(set.intersection(*(set(rows) for rows in timed.values())))
+    if len(timed) < 2 or not common:
+        return [], {}
+    out: dict[int, tuple[float, float | None]] = {}
+    for rank, rows in timed.items():
+        picked = [rows[k] for k in common]
+        comm = [float(c) for r in picked if (c := r.get("communication_us")) is not None]
+        out[rank] = (
+            float(np.mean([r["step_us"] for r in picked])),
+            float(np.mean(comm)) if len(comm) == len(picked) else None,
+        )
+    return common, out
+
+
+def _slowest(ranked: list[tuple[int, dict[str, Any]]]) -> dict[str, Any] | None:
+    """The rank with the longest mean step over the steps all ranks have, its lead, and
+    whether it is slow: a longer step that is all communication is a rank that arrived
+    early and waited for the others, not a straggler."""
+    common, times = _common_steps(ranked)
+    if len(times) < 2:
         return None
-    times = np.array([r["step_us"] for r in timed], dtype=np.float64)
-    k = int(np.argmax(times))
-    others = np.delete(times, k)
-    ref = float(others.mean()) if len(others) else float(times[k])
+    ranks = list(times)
+    steps = np.array([times[r][0] for r in ranks])
+    k = int(np.argmax(steps))
+    ref = float(np.delete(steps, k).mean())
+    comm = [times[r][1] for r in ranks]
+    if all(c is not None for c in comm):
+        own = steps - np.array(comm, dtype=np.float64)
+        mine: float | None = float(own[k])
+        rest = float(np.delete(own, k).mean())
+        slow = rest > 0 and float(own[k]) > (1 + SLOW_SHARE) * rest
+    else:  # no communication figures: the step itself is all there is to judge by
+        mine, slow = None, ref > 0 and steps[k] > (1 + SLOW_SHARE) * ref
     return {
-        "rank": timed[k]["rank"],
-        "step_us": float(times[k]),
-        "over_others_us": float(times[k]) - ref,
-        "over_others_pct": 100.0 * (float(times[k]) - ref) / ref if ref > 0 else None,
-        "fastest_rank": timed[int(np.argmin(times))]["rank"],
-        "over_fastest_us": float(times[k] - times.min()),
+        "rank": ranks[k],
+        "step_us": float(steps[k]),
+        "over_others_us": float(steps[k]) - ref,
+        "over_others_pct": 100.0 * (float(steps[k]) - ref) / ref if ref > 0 else None,
+        "fastest_rank": ranks[int(np.argmin(steps))],
+        "over_fastest_us": float(steps[k] - steps.min()),
+        "steps_compared": common,
+        "own_us": mine,
+        "slow": bool(slow),
     }
 
 
@@ -94,6 +146,6 @@ def cluster_summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
     rows = [_rank_row(rank, s) for rank, s in ranked]
     return {
         "ranks": rows,
-        "slowest": _slowest(rows),
+        "slowest": _slowest(ranked),
         "collectives": _collectives(ranked),
     }

@@ -32,6 +32,9 @@ class Slowest(Record, frozen=True, kw_only=True):
     over_others_pct: float | None
     fastest_rank: int
     over_fastest_us: float
+    steps_compared: list[str]  # the steps every rank averages: only those are compared
+    own_us: float | None  # its step minus its communication (waiting included), per step
+    slow: bool  # own time 5 % above the others': a straggler, not a rank that waited
 
 
 class ClusterCollective(Record, frozen=True, kw_only=True):

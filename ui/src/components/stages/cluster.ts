@@ -61,6 +61,9 @@ export interface Slowest {
   /** The server's figures when it chose the rank (communication), else null. */
   over_fastest_us: number | null
   fastest_rank: number | null
+  /** The server's verdict: false when the longer step is time spent waiting in
+   * communication (the rank arrived early), null when it could not judge. */
+  slow: boolean | null
 }
 
 /** The server's slowest rank (by communication's step), else the longest step-trace step. */
@@ -69,6 +72,7 @@ export interface Slowest {
 export const SLOW_RANK_WARN_PCT = 5
 
 export function slowestTone(s: Slowest): 'warning' | 'info' {
+  if (s.slow === false) return 'info'
   return s.gap_pct !== null && s.gap_pct >= SLOW_RANK_WARN_PCT ? 'warning' : 'info'
 }
 
@@ -80,6 +84,7 @@ export function slowestRank(c: Cluster, rows: RankRow[]): Slowest | null {
   return {
     rank: pick.rank, worker: pick.worker, step_us: pick.step_us, gap_us: pick.gap_us, gap_pct: pick.gap_pct,
     over_fastest_us: c.slowest?.over_fastest_us ?? null, fastest_rank: c.slowest?.fastest_rank ?? null,
+    slow: c.slowest?.slow ?? null,
   }
 }
 
