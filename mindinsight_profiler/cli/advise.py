@@ -118,9 +118,9 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.pipeline.advice import advise_file
     from mindinsight_profiler.store.cache import Workspace
-    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.store.staging import discover_location
 
     workspace = None if args.no_cache else Workspace(args.workspace)

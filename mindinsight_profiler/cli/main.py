@@ -92,9 +92,9 @@ def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
+    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.cache import Workspace
-    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.store.staging import discover_location
 
     if args.top is not None and args.top < 0:

@@ -183,8 +183,8 @@ def trace_header(tree: Tree, file: PurePosixPath) -> TraceHeader | None:
         stamps = [float(m) for m in _TS.findall(text, events)]
         stamps = [t for t in stamps if t > 0]
         if stamps:
-            base = _json_after(text, '"baseTimeNanoseconds"')
-            start = min(stamps) + (base / 1000 if _int(base) is not None else 0.0)
+            base = _int(_json_after(text, '"baseTimeNanoseconds"'))
+            start = min(stamps) + (base / 1000 if base is not None else 0.0)
     return TraceHeader(rank, world, start)
 
 

@@ -1,9 +1,10 @@
 """The runs under the summary base dir, each behind an opaque id.
 
 A client never sends a path: it sends a run id (a hash of the run folder's path relative to
-the base dir, plus `#<worker>` for one of several runs in one folder: `Run.part`) and a worker/span name that must be one of that run's. Discovery results are
-filtered so that nothing outside the base dir is ever served: a file or folder whose real
-path (symlinks resolved) is not inside the base dir's real path is dropped.
+the base dir, plus `#<worker>` for one of several runs in one folder: `Run.part`) and a
+worker/span name that must be one of that run's. Discovery results are filtered so that
+nothing outside the base dir is ever served: a file or folder whose real path (symlinks
+resolved) is not inside the base dir's real path is dropped.
 
 A base dir in object storage (`s3://bucket/prefix`) is listed on each scan; its runs carry
 the paths their objects are staged to in the workspace, which mirror the keys below the
