@@ -164,6 +164,9 @@ class TraceHeader:
     #: The earliest event timestamp in the head, in microseconds since the epoch
     #: (`baseTimeNanoseconds` added where the trace has it), or None.
     start_us: float | None = None
+    #: False when the head is no trace's (a broken file, a link to something else): such a
+    #: file tells nothing about its job and splits none.
+    is_trace: bool = True
 
 
 def trace_header(tree: Tree, file: PurePosixPath) -> TraceHeader | None:
@@ -172,6 +175,8 @@ def trace_header(tree: Tree, file: PurePosixPath) -> TraceHeader | None:
     head = tree.head(file, SNIFF_BYTES)
     if head is None:
         return None
+    if not head.lstrip().startswith(b"{") or not any(key in head for key in _TRACE_KEYS):
+        return TraceHeader(is_trace=False)
     text = head.decode("utf-8", errors="replace")
     rank = world = None
     info = _json_after(text, '"distributedInfo"')
@@ -230,7 +235,8 @@ def _int(value: object) -> int | None:
 
 
 def _split(tree: Tree, run: Run, place: Callable[[PurePosixPath], Path]) -> list[Run]:
-    """The run itself, or one run per worker when its Kineto traces are not one job's."""
+    """The run itself, or one run per worker when its Kineto traces are not one job's
+    (workers whose first file is not a trace at all are left out of the decision)."""
     workers = run.workers
     if len(workers) < 2 or any(f.format != FormatTag.KINETO for f in run.files):
         return [run]
@@ -245,8 +251,9 @@ def _split(tree: Tree, run: Run, place: Callable[[PurePosixPath], Path]) -> list
         header = trace_header(tree, rel)
         if header is None:  # contents unreadable: nothing to tell them apart by
             return [run]
-        headers.append(header)
-    if ranks_of_one_job(headers):
+        if header.is_trace:
+            headers.append(header)
+    if len(headers) < 2 or ranks_of_one_job(headers):
         return [run]
     owner = {note: _owner(note, workers) for note in run.notes}  # None: the folder's
     return [

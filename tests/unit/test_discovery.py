@@ -213,3 +213,12 @@ def test_real_data_runs(folder: str, expected: dict[str, int]) -> None:
     assert {r.name: len(r.files) for r in runs} == expected
     if folder == "hta/trace_filter":
         assert runs[0].workers == ["sampled_rank-0", "sampled_rank-1"]
+
+
+def test_a_file_that_is_no_trace_splits_no_job(tmp_path: Path) -> None:
+    """A worker whose file is not a trace at all (broken, a link elsewhere) says nothing
+    about its job: the others decide, and it stays in their run (to fail when read)."""
+    _rank(tmp_path / "job/rank0.pt.trace.json", 0, 2)
+    _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2)
+    (tmp_path / "job/broken.pt.trace.json").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    assert _runs(tmp_path) == {"job": ["broken", "rank0", "rank1"]}
