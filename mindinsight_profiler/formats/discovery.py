@@ -143,10 +143,12 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
 def pick_run(runs: list[Run], worker: str | None = None) -> Run:
     """The run a command reads when a location holds several: the first one that has
     `worker` (so `--worker W` picks the run of W), else the first."""
-    if worker is not None:
+    if worker is not None and len(runs) > 1:
         for run in runs:
             if worker in run.workers:
                 return run
+        found = ", ".join(sorted({w for run in runs for w in run.workers}))
+        raise InputError(runs[0].path, f"no run has worker {worker}; workers: {found}")
     return runs[0]
 
 
