@@ -30,11 +30,14 @@ from mindinsight_profiler.formats.discovery import discover
 def _commands(root: Path) -> list[tuple[str, list[str]]]:
     """(output name, CLI arguments) for every worker/span of every run under `root`."""
     commands: list[tuple[str, list[str]]] = []
+    folders: set[Path] = set()
     for run in discover(root):
         cluster_name = f"cluster/{run.path.relative_to(root.parent)}"
-        commands.append(
-            (cluster_name, ["cluster", str(run.path), "--format", "json", "--jobs", "1"])
-        )
+        if run.path not in folders:  # a folder of several runs: `cluster` reads the first
+            folders.add(run.path)
+            commands.append(
+                (cluster_name, ["cluster", str(run.path), "--format", "json", "--jobs", "1"])
+            )
         for file in run.files:
             where = ["--worker", file.worker] + (["--span", file.span] if file.span else [])
             name = f"{run.path.relative_to(root.parent)}/{file.worker}.{file.span or '-'}"

@@ -118,6 +118,7 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.pipeline.advice import advise_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
-    run_ = runs[0]
+    run_ = pick_run(runs, args.worker)
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, advising on {run_.name}", file=sys.stderr)
     file = run_.select(args.worker, args.span)

@@ -92,6 +92,7 @@ def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
+    from mindinsight_profiler.formats.discovery import pick_run
     from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -106,7 +107,7 @@ def _analyse(args: argparse.Namespace) -> int:
             "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
             "MindSpore profiler folders)",
         )
-    run = runs[0]
+    run = pick_run(runs, args.worker)
     if len(runs) > 1:
         print(f"mindinsight: {len(runs)} runs found, analysing {run.name}", file=sys.stderr)
     for note in run.notes:

@@ -8,10 +8,15 @@ A run is a folder holding profiler output of one or more workers:
 - Ascend PyTorch `*_ascend_pt/` and MindSpore 2.x `*_ascend_ms/` folders, one per worker;
 - MindSpore legacy profiler folders (`step_trace_raw_<rank>_detail_time.csv`, ...), one
   worker per rank.
+
+Kineto traces of several workers in one folder are the ranks of one job only when their
+headers say so (`ranks_of_one_job`); otherwise each worker is a run of its own, named
+`<folder>/<worker>` (`Run.part`), whose spans stay together.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +56,14 @@ class Run:
     files: list[TraceFile] = field(default_factory=list)
     #: What discovery left out of the run and why (e.g. a JSON file that is not a trace).
     notes: list[str] = field(default_factory=list)
+    #: Set when `path` holds several runs (unrelated single-worker traces): the worker this
+    #: run is, also the last part of `name`. Empty for a run that is its whole folder.
+    part: str = ""
+
+    @property
+    def folder_name(self) -> str:
+        """The name of the folder the run lies in (`name` less `part`)."""
+        return self.name[: -len(self.part) - 1] if self.part else self.name
 
     @property
     def workers(self) -> list[str]:
@@ -123,7 +136,144 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
         name = tree.name(ROOT) if parent == ROOT else str(parent)
         run = by_path.setdefault(place(parent), Run(name, place(parent)))
         run.files.extend(_folder_files(tree, folder, place))
-    return sorted(by_path.values(), key=lambda r: r.name)
+    split = [part for run in by_path.values() for part in _split(tree, run, place)]
+    return sorted(split, key=lambda r: (r.folder_name, r.part))
+
+
+def pick_run(runs: list[Run], worker: str | None = None) -> Run:
+    """The run a command reads when a location holds several: the first one that has
+    `worker` (so `--worker W` picks the run of W), else the first."""
+    if worker is not None and len(runs) > 1:
+        for run in runs:
+            if worker in run.workers:
+                return run
+        found = ", ".join(sorted({w for run in runs for w in run.workers}))
+        raise InputError(runs[0].path, f"no run has worker {worker}; workers: {found}")
+    return runs[0]
+
+
+#: Ranks of one job start their profiles together; first events further apart than this
+#: are taken as separate runs (only when every header tells its start).
+RANK_START_SPREAD_US = 3600 * 1e6
+
+
+@dataclass(frozen=True)
+class TraceHeader:
+    """What a Kineto trace's first `SNIFF_BYTES` tell about its job."""
+
+    rank: int | None = None
+    world_size: int | None = None
+    #: The earliest event timestamp in the head, in microseconds since the epoch
+    #: (`baseTimeNanoseconds` added where the trace has it), or None.
+    start_us: float | None = None
+    #: False when the head is no trace's (a broken file, a link to something else): such a
+    #: file tells nothing about its job and splits none.
+    is_trace: bool = True
+
+
+def trace_header(tree: Tree, file: PurePosixPath) -> TraceHeader | None:
+    """`distributedInfo` rank/world size and first timestamps from the head of a trace;
+    None when the tree cannot read it."""
+    head = tree.head(file, SNIFF_BYTES)
+    if head is None:
+        return None
+    if not head.lstrip().startswith(b"{") or not any(key in head for key in _TRACE_KEYS):
+        return TraceHeader(is_trace=False)
+    text = head.decode("utf-8", errors="replace")
+    rank = world = None
+    info = _json_after(text, '"distributedInfo"')
+    if isinstance(info, dict):
+        rank, world = _int(info.get("rank")), _int(info.get("world_size"))
+    start = None
+    events = text.find('"traceEvents"')
+    if events >= 0:
+        stamps = [float(m) for m in _TS.findall(text, events)]
+        stamps = [t for t in stamps if t > 0]
+        if stamps:
+            base = _int(_json_after(text, '"baseTimeNanoseconds"'))
+            start = min(stamps) + (base / 1000 if base is not None else 0.0)
+    return TraceHeader(rank, world, start)
+
+
+def ranks_of_one_job(headers: list[TraceHeader]) -> bool:
+    """Whether traces of several workers (each worker's first file's header) are the ranks of
+    one job: each names an integer rank in `distributedInfo`, all one world size, no rank
+    twice, and, where every head tells its start, the starts within `RANK_START_SPREAD_US`."""
+    ranks = [h.rank for h in headers]
+    if any(r is None for r in ranks) or len(set(ranks)) != len(ranks):
+        return False
+    worlds = {h.world_size for h in headers}
+    if len(worlds) != 1 or None in worlds:
+        return False
+    starts = [h.start_us for h in headers]
+    if all(s is not None for s in starts):
+        known = [s for s in starts if s is not None]
+        return max(known) - min(known) <= RANK_START_SPREAD_US
+    return True
+
+
+_TS = re.compile(r'"ts"\s*:\s*"?(\d+(?:\.\d+)?)')
+
+
+def _json_after(text: str, key: str) -> object:
+    """The JSON value after the first `key:` in `text`, or None (absent or cut off)."""
+    at = text.find(key)
+    if at < 0:
+        return None
+    colon = text.find(":", at + len(key))
+    if colon < 0:
+        return None
+    start = colon + 1
+    while start < len(text) and text[start] in " \t\r\n":
+        start += 1
+    try:
+        return json.JSONDecoder().raw_decode(text, start)[0]
+    except ValueError:
+        return None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _split(tree: Tree, run: Run, place: Callable[[PurePosixPath], Path]) -> list[Run]:
+    """The run itself, or one run per worker when its Kineto traces are not one job's
+    (workers whose first file is not a trace at all are left out of the decision)."""
+    workers = run.workers
+    if len(workers) < 2 or any(f.format != FormatTag.KINETO for f in run.files):
+        return [run]
+    root = place(ROOT)
+    headers = []
+    for worker in workers:
+        first = run.select(worker)
+        try:
+            rel = PurePosixPath(first.path.relative_to(root).as_posix())
+        except ValueError:
+            return [run]
+        header = trace_header(tree, rel)
+        if header is None:  # contents unreadable: nothing to tell them apart by
+            return [run]
+        if header.is_trace:
+            headers.append(header)
+    if len(headers) < 2 or ranks_of_one_job(headers):
+        return [run]
+    owner = {note: _owner(note, workers) for note in run.notes}  # None: the folder's
+    return [
+        Run(
+            f"{run.name}/{w}",
+            run.path,
+            [f for f in run.files if f.worker == w],
+            [note for note in run.notes if owner[note] in (w, None)],
+            part=w,
+        )
+        for w in workers
+    ]
+
+
+def _owner(note: str, workers: list[str]) -> str | None:
+    """The worker whose file a note names (`<worker>.meta.json: ...`), if any."""
+    named = [w for w in workers if note.startswith(f"{w}.")]
+    return max(named, key=len) if named else None
 
 
 #: How much of a plain-named JSON file is read to tell a trace from other JSON.

@@ -1,9 +1,10 @@
 """The runs under the summary base dir, each behind an opaque id.
 
 A client never sends a path: it sends a run id (a hash of the run folder's path relative to
-the base dir) and a worker/span name that must be one of that run's. Discovery results are
-filtered so that nothing outside the base dir is ever served: a file or folder whose real
-path (symlinks resolved) is not inside the base dir's real path is dropped.
+the base dir, plus `#<worker>` for one of several runs in one folder: `Run.part`) and a
+worker/span name that must be one of that run's. Discovery results are filtered so that
+nothing outside the base dir is ever served: a file or folder whose real path (symlinks
+resolved) is not inside the base dir's real path is dropped.
 
 A base dir in object storage (`s3://bucket/prefix`) is listed on each scan; its runs carry
 the paths their objects are staged to in the workspace, which mirror the keys below the
@@ -42,10 +43,12 @@ class RunEntry:
         return self.run.files
 
 
-def run_id(base: Path, folder: Path) -> str:
-    """Stable across processes and restarts: every gunicorn worker agrees on it."""
+def run_id(base: Path, folder: Path, part: str = "") -> str:
+    """Stable across processes and restarts: every gunicorn worker agrees on it. `part`
+    tells apart runs that share a folder (`#` is not in a worker name's place in a path)."""
     rel = folder.resolve().relative_to(base.resolve()).as_posix()
-    return hashlib.sha256(rel.encode()).hexdigest()[:16]
+    key = f"{rel}#{part}" if part else rel
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def _inside(path: Path, base: Path) -> bool:
@@ -102,8 +105,8 @@ class RunRegistry:
             files = [_within(f, base) for f in run.files if _inside(f.path, base)]
             if not files:
                 continue
-            safe = Run(run.name, run.path, files, run.notes)
-            rid = run_id(base, run.path)
+            safe = Run(run.name, run.path, files, run.notes, run.part)
+            rid = run_id(base, run.path, run.part)
             found[rid] = RunEntry(rid, run.name, safe)
         with self._lock:
             self._runs = found

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_profiler.advisor.model import Advice, Finding
-from mindinsight_profiler.formats.discovery import discover
+from mindinsight_profiler.formats.discovery import discover, pick_run
 from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.store.cache import Workspace
 
@@ -13,8 +13,9 @@ from mindinsight_profiler.store.cache import Workspace
 def advise_path(
     path: Path, workspace: Path, worker: str | None = None, rules_dirs: tuple = ()
 ) -> Advice:
-    """The advice for `path` (first run, `worker` or the first) as `mindinsight advise` gives it."""
-    run = discover(path)[0]
+    """The advice for `path` (the run of `worker`, or the first run and its first worker) as
+    `mindinsight advise` gives it."""
+    run = pick_run(discover(path), worker)
     return advise_file(run.select(worker), run, Workspace(workspace), rules_dirs)
 
 

@@ -280,9 +280,10 @@ def test_plain_named_traces_are_found_by_their_text_in_s3(s3: S3, tmp_path: Path
     (local / "named").mkdir(parents=True)
     (local / "named/w.pt.trace.json").write_text('{"traceEvents": []}')
     (local / "plain").mkdir()
-    (local / "plain/trace.json").write_text('{"traceEvents": [{"ph": "X"}]}')
+    rank = '"distributedInfo": {{"rank": {}, "world_size": 2}}'  # two ranks of one job
+    (local / "plain/trace.json").write_text(f'{{{rank.format(0)}, "traceEvents": [{{"ph": "X"}}]}}')
     with gzip.open(local / "plain/rank-1.json.gz", "wt") as f:
-        f.write('{"schemaVersion": 1, "traceEvents": []}')
+        f.write(f'{{"schemaVersion": 1, {rank.format(1)}, "traceEvents": []}}')
     (local / "configs").mkdir()
     (local / "configs/train.json").write_text('{"lr": 0.1}')
     s3.upload(local, "sniff")

@@ -145,7 +145,7 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     modules, time-range evidence) are among the answers checked."""
     c = served.client
     runs = {r["name"]: r["id"] for r in c.get("/api/v1/runs").json["runs"]}
-    torch = runs["torch/small"]
+    torch = runs["torch/small/cnn_nw0_active5"]  # one of the unrelated runs in torch/small
     worker = c.get(f"/api/v1/runs/{torch}").json["inputs"][0]["worker"]
     assert c.get(f"/api/v1/runs/{torch}/modules", query_string={"worker": worker}).json["data"]
     events = c.get(f"/api/v1/runs/{torch}/memory/events", query_string={"worker": worker}).json

@@ -12,9 +12,13 @@ from tests.conftest import shared
 def test_runs_health_and_headers() -> None:
     client = create_app(Settings(shared("kineto"))).test_client()
     runs = client.get("/api/v1/runs").json["runs"]
-    # tb_plugin_expected holds the plugin's GPU-metrics traces, named `*.json`: taken by text
+    # tb_plugin_expected holds the plugin's GPU-metrics traces, named `*.json`: taken by text;
+    # they are two unrelated traces (no distributedInfo), so two runs
     names = sorted(r["name"] for r in runs)
-    assert names == ["resnet50_num_workers_0", "resnet50_num_workers_4", "tb_plugin_expected"]
+    assert names == [
+        "resnet50_num_workers_0", "resnet50_num_workers_4",
+        "tb_plugin_expected/gpu_metrics_expected", "tb_plugin_expected/gpu_metrics_input",
+    ]  # fmt: skip
     one = client.get(f"/api/v1/runs/{runs[0]['id']}")
     assert one.status_code == 200 and one.json["workers"] == ["worker0"]
     assert one.json["pages"][0] == "overview" and "modules" in one.json["pages"]

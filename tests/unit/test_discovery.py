@@ -9,6 +9,7 @@ import pytest
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import discover, parse_name
+from tests.conftest import shared
 from tests.integration.cli import run_cli
 from tests.tracegen import op, write_trace
 
@@ -17,6 +18,14 @@ def _touch(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("{}")
     return path
+
+
+def _rank(path: Path, rank: int | None, world: int | None = 2, ts: float = 1000.0) -> Path:
+    """A small trace of `rank` of `world` (no `distributedInfo` when rank is None)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    top = {} if rank is None else {"distributedInfo": {"backend": "nccl", "rank": rank,
+                                                       "world_size": world}}  # fmt: skip
+    return write_trace(path, [op("aten::mm", ts, 10), op("ProfilerStep#1", ts, 20)], **top)
 
 
 def test_parse_names() -> None:
@@ -31,9 +40,9 @@ def test_parse_names() -> None:
 
 
 def test_logdir_with_runs_of_every_format(tmp_path: Path) -> None:
-    _touch(tmp_path / "kineto_run/worker0.11.pt.trace.json.gz")
-    _touch(tmp_path / "kineto_run/worker0.12.pt.trace.json.gz")
-    _touch(tmp_path / "kineto_run/worker1.11.pt.trace.json")
+    _rank(tmp_path / "kineto_run/worker0.11.pt.trace.json", 0)
+    _rank(tmp_path / "kineto_run/worker0.12.pt.trace.json", 0)
+    _rank(tmp_path / "kineto_run/worker1.11.pt.trace.json", 1)
     _touch(tmp_path / "npu_run/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json")
     _touch(tmp_path / "npu_run/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json")
     _touch(tmp_path / "ms_run/profiler/host_1_2_ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view.json")
@@ -73,9 +82,12 @@ def test_plain_named_traces_are_taken_by_their_text(tmp_path: Path) -> None:
     _touch(tmp_path / "named/worker0.pt.trace.json")
     _touch(tmp_path / "npu/rank0_ascend_pt/profiler_info_0.json")
     (tmp_path / "exported").mkdir()
-    (tmp_path / "exported/trace.json").write_text('\n {"traceEvents": [{"ph": "X"}]}')
+    (tmp_path / "exported/trace.json").write_text(
+        '\n {"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [{"ph": "X"}]}'
+    )
     with gzip.open(tmp_path / "exported/rank-1.json.gz", "wt") as f:
-        f.write('{"schemaVersion": 1, "deviceProperties": [], "traceEvents": []}')
+        f.write('{"schemaVersion": 1, "deviceProperties": [], '
+                '"distributedInfo": {"rank": 1, "world_size": 2}, "traceEvents": []}')  # fmt: skip
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs/train.json").write_text('{"lr": 0.1, "schedule": "cosine"}')
     (tmp_path / "configs/list.json").write_text('[{"traceEvents": 1}]')
@@ -112,3 +124,101 @@ def test_worker_folder_given_directly_and_missing_path(tmp_path: Path) -> None:
     ]
     with pytest.raises(InputError, match="no such file"):
         discover(tmp_path / "missing")
+
+
+# --- what is a run and what is a rank ------------------------------------------------------
+
+
+def _runs(path: Path) -> dict[str, list[str]]:
+    return {r.name: r.workers for r in discover(path)}
+
+
+def test_ranks_of_one_job_are_one_run(tmp_path: Path) -> None:
+    _rank(tmp_path / "job/rank0.1.pt.trace.json", 0, 2)
+    _rank(tmp_path / "job/rank1.1.pt.trace.json", 1, 2, ts=5000.0)
+    (run,) = discover(tmp_path)
+    assert (run.name, run.part, run.workers) == ("job", "", ["rank0", "rank1"])
+
+
+def test_unrelated_single_process_traces_are_separate_runs(tmp_path: Path) -> None:
+    _rank(tmp_path / "mixed/cnn.1.pt.trace.json", None)
+    _rank(tmp_path / "mixed/cnn.2.pt.trace.json", None)
+    _rank(tmp_path / "mixed/transformer.3.pt.trace.json", None)
+    runs = discover(tmp_path)
+    assert [(r.name, r.part, r.workers) for r in runs] == [
+        ("mixed/cnn", "cnn", ["cnn"]),
+        ("mixed/transformer", "transformer", ["transformer"]),
+    ]
+    assert [f.span for f in runs[0].files] == ["1", "2"]  # spans of a worker stay together
+    assert {r.path for r in runs} == {tmp_path / "mixed"}
+
+
+def test_duplicate_ranks_or_other_world_sizes_are_separate_runs(tmp_path: Path) -> None:
+    _rank(tmp_path / "dup/a.pt.trace.json", 0, 2)
+    _rank(tmp_path / "dup/b.pt.trace.json", 0, 2)
+    _rank(tmp_path / "world/a.pt.trace.json", 0, 2)
+    _rank(tmp_path / "world/b.pt.trace.json", 1, 4)
+    assert _runs(tmp_path) == {
+        "dup/a": ["a"], "dup/b": ["b"], "world/a": ["a"], "world/b": ["b"]
+    }  # fmt: skip
+
+
+def test_missing_distributed_info_on_one_worker_separates(tmp_path: Path) -> None:
+    _rank(tmp_path / "job/rank0.pt.trace.json", 0, 2)
+    _rank(tmp_path / "job/rank1.pt.trace.json", None)
+    assert _runs(tmp_path) == {"job/rank0": ["rank0"], "job/rank1": ["rank1"]}
+
+
+def test_ranks_that_started_hours_apart_are_separate_runs(tmp_path: Path) -> None:
+    _rank(tmp_path / "job/rank0.pt.trace.json", 0, 2, ts=1e12)
+    _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2, ts=1e12 + 2 * 3600e6)
+    assert _runs(tmp_path) == {"job/rank0": ["rank0"], "job/rank1": ["rank1"]}
+
+
+def test_one_worker_with_two_spans_is_one_run(tmp_path: Path) -> None:
+    _rank(tmp_path / "w/worker0.11.pt.trace.json", None)
+    _rank(tmp_path / "w/worker0.12.pt.trace.json", None, ts=9e12)
+    (run,) = discover(tmp_path)
+    assert (run.name, run.part, [f.span for f in run.files]) == ("w", "", ["11", "12"])
+
+
+def test_separate_runs_have_their_own_ids_and_cli_worker_picks_its_run(tmp_path: Path) -> None:
+    from mindinsight_profiler.server.registry import RunRegistry
+
+    _rank(tmp_path / "mixed/cnn.pt.trace.json", None)
+    _rank(tmp_path / "mixed/other.pt.trace.json", None)
+    entries = RunRegistry(tmp_path).scan()
+    assert sorted(e.name for e in entries.values()) == ["mixed/cnn", "mixed/other"]
+    assert len(set(entries)) == 2
+    r = run_cli("analyse", tmp_path / "mixed", "--worker", "other", "--format", "json",
+                "--no-cache")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "2 runs found, analysing mixed/other" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("folder", "expected"),
+    [
+        ("torch_cpu/small", {
+            "small/cnn_nw0_active5": 1, "small/cnn_nw2_active5": 2,
+            "small/transformer_nw0_active5": 1, "small/transformer_nw2_active5": 1,
+        }),
+        ("hta/trace_filter", {"trace_filter": 2}),
+        ("kineto/resnet50_num_workers_0", {"resnet50_num_workers_0": 2}),
+    ],
+)  # fmt: skip
+def test_real_data_runs(folder: str, expected: dict[str, int]) -> None:
+    """(run name -> number of files) on the shared data."""
+    runs = discover(shared(folder))
+    assert {r.name: len(r.files) for r in runs} == expected
+    if folder == "hta/trace_filter":
+        assert runs[0].workers == ["sampled_rank-0", "sampled_rank-1"]
+
+
+def test_a_file_that_is_no_trace_splits_no_job(tmp_path: Path) -> None:
+    """A worker whose file is not a trace at all (broken, a link elsewhere) says nothing
+    about its job: the others decide, and it stays in their run (to fail when read)."""
+    _rank(tmp_path / "job/rank0.pt.trace.json", 0, 2)
+    _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2)
+    (tmp_path / "job/broken.pt.trace.json").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    assert _runs(tmp_path) == {"job": ["broken", "rank0", "rank1"]}

@@ -53,6 +53,14 @@ def _logdir(root: Path) -> None:
         "legacy_run/profiler/ascend_timeline_display_0.json",
     ):  # fmt: skip
         _touch(root / rel)
+    for rel, rank in (  # two ranks of one job: one run
+        ("kineto_run/worker0.11.pt.trace.json.gz", 0),
+        ("kineto_run/worker0.12.pt.trace.json.gz", 0),
+        ("kineto_run/worker1.11.pt.trace.json", 1),
+    ):
+        head = f'{{"distributedInfo": {{"rank": {rank}, "world_size": 2}}, "traceEvents": []}}'
+        data = head.encode()
+        (root / rel).write_bytes(gzip.compress(data) if rel.endswith(".gz") else data)
 
 
 def test_existing_discovery_folders_through_a_listing(tmp_path: Path) -> None:
