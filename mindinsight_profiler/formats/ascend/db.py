@@ -75,7 +75,9 @@ def _environment(db: DbFile) -> Any:
 
 def _join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     full = [{**empty_columns(EVENT_COLUMNS, len(p["start_ns"])), **p} for p in parts]
-    return {c: np.concatenate([p[c] for p in full]).astype(EVENT_COLUMNS[c][0]) for c in EVENT_COLUMNS}
+    return {
+        c: np.concatenate([p[c] for p in full]).astype(EVENT_COLUMNS[c][0]) for c in EVENT_COLUMNS
+    }
 
 
 def _analysis(out: Path, names: Names, tables: dict[str, Any], warnings: list[str]) -> None:
@@ -110,7 +112,9 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
                 path, f"not a torch_npu profiler database: needs STRING_IDS and PYTORCH_API "
                 f"or TASK (tables found: {found})",
             )  # fmt: skip
-        warnings += [f"{path}: no {t} table: {lost}" for t, lost in OPTIONAL.items() if not db.has(t)]
+        warnings += [
+            f"{path}: no {t} table: {lost}" for t, lost in OPTIONAL.items() if not db.has(t)
+        ]
         names = Names(db, strings)
         device, rank = _device_and_rank(db)
         tracks = Tracks()
@@ -126,8 +130,10 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
         linked = link(db, cols, host_key.astype(np.int64), launch_id.astype(np.int64), strings)
         events = _join([cols, linked.launches])
         dev.kernels.event += len(none) + n_steps + n_cann
-        step_rows = db.ints("STEP_TIME", ["id", "startNs", "endNs"]) if db.has("STEP_TIME") else None
-        kd = db_tables.kernel_details(db, dev.kernels, events, step_rows)
+        step_rows = (
+            db.ints("STEP_TIME", ["id", "startNs", "endNs"]) if db.has("STEP_TIME") else None
+        )
+        kd = db_tables.kernel_details(db, names, dev.kernels, events, step_rows)
         tables: dict[str, Any] = {"kernel_details": kd}
         tables["op_statistic"] = db_tables.op_statistic(kd, strings.intern("HCCL"))
         for name, reader in (
@@ -140,22 +146,30 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
             if table is not None:
                 tables[name] = table
         environment = _environment(db)
-        hccl = db.has("COMMUNICATION_OP") and bool(len(db.ints("COMMUNICATION_OP", ["opId"])["opId"]))
+        hccl = db.has("COMMUNICATION_OP") and bool(
+            len(db.ints("COMMUNICATION_OP", ["opId"])["opId"])
+        )
     if len(events["start_ns"]) == 0:
         raise InputError(path, "the database holds no events")
     _analysis(out, names, tables, warnings)
     meta = dict(meta)
     if meta.get("rank") is None and rank is not None:
         meta["rank"] = rank
-        meta["distributed_info"] = {"rank": rank, "world_size": meta.get("world_size"), "backend": None}
+        meta["distributed_info"] = {
+            "rank": rank,
+            "world_size": meta.get("world_size"),
+            "backend": None,
+        }
     if meta.get("distributed_info") and hccl:
         meta["distributed_info"] = {**meta["distributed_info"], "backend": "hccl"}
     meta["device_id"] = device
     meta["environment"] = meta.get("environment") or environment
     meta["export"] = "db"
-    meta["event_count"] = int(len(events["start_ns"]))
+    meta["event_count"] = len(events["start_ns"])
     meta["warnings"] = warnings
     flows = linked.flows
-    trace = Trace(events, empty_columns(MEMORY_COLUMNS, 0), flows, strings, tracks.tracks, meta, tables)
+    trace = Trace(
+        events, empty_columns(MEMORY_COLUMNS, 0), flows, strings, tracks.tracks, meta, tables
+    )
     build_links(trace)
     return trace

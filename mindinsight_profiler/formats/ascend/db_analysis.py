@@ -29,6 +29,8 @@ STEP_COLUMNS = {
     "communication_not_overlapped_and_exclude_receive": "comm_not_overlapped_excl_receive_ns",
     "preparing": "preparing_ns",
 }
+TIME_COLUMNS = ["start_timestamp", "elapse_time", "transit_time", "wait_time"]
+TIME_COLUMNS += ["synchronization_time", "idle_time"]
 TABLES = ("StepTraceTime", "CommAnalyzerTime", "CommAnalyzerMatrix")
 
 
@@ -47,7 +49,7 @@ def step_trace_time(db: DbFile) -> Table | None:
 
 def _text_rows(db: DbFile, table: str, cols: list[str]) -> list[list[str]]:
     have = db.columns(table)
-    exprs = [f'COALESCE(CAST("{c}" AS TEXT), \'\')' if c in have else "''" for c in cols]
+    exprs = [f"COALESCE(CAST(\"{c}\" AS TEXT), '')" if c in have else "''" for c in cols]
     return [[str(v) for v in r] for r in db.texts(f'SELECT {", ".join(exprs)} FROM "{table}"')]
 
 
@@ -56,8 +58,7 @@ def communication(db: DbFile, names: Names) -> Table | None:
     if not db.has("CommAnalyzerTime"):
         return None
     t = _text_rows(db, "CommAnalyzerTime", ["step", "type", "hccl_op_name", "group_name"])
-    f = db.floats("CommAnalyzerTime", ["start_timestamp", "elapse_time", "transit_time",
-                                       "wait_time", "synchronization_time", "idle_time"])  # fmt: skip
+    f = db.floats("CommAnalyzerTime", TIME_COLUMNS)
     return {
         "step": names.coded([r[0] for r in t]),
         "kind": names.coded([r[1] for r in t]),

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindinsight_profiler.formats.ascend.db_events import Host, Tracks, columns
+from mindinsight_profiler.formats.ascend.db_events import Tracks, columns
 from mindinsight_profiler.formats.ascend.db_file import DbFile
 from mindinsight_profiler.formats.ascend.db_names import Names
-from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
-from mindinsight_profiler.model.trace import FLOW_COLUMNS, empty_columns
+from mindinsight_profiler.model.kinds import Kind
 
 COPY_TASKS = frozenset({"MEMCPY_ASYNC", "SDMA", "SDMA_SQE", "PCIE_DMA_SQE", "MEMCPY"})
 SYNC_TASKS = frozenset(
@@ -73,51 +72,44 @@ def _task_kind(task_type: str) -> Kind:
     return Kind.KERNEL
 
 
+TASK_COLS = ["startNs", "endNs", "deviceId", "connectionId", "globalTaskId", "taskType"]
+TASK_COLS += ["streamId", "taskId"]
+OP_COLS = ["opName", "startNs", "endNs", "connectionId", "groupName", "opType", "waitNs"]
+OP_COLS += ["deviceId"]
+
+
 def device_events(db: DbFile, names: Names, tracks: Tracks, device: int) -> Device:
     """Tasks, collectives and collective steps as events (see module doc)."""
-    t = db.ints("TASK", ["startNs", "endNs", "deviceId", "connectionId", "globalTaskId"] +
-                ["taskType", "streamId", "taskId"]) if db.has("TASK") else None  # fmt: skip
-    n = 0 if t is None else len(t["startNs"])
+    t = db.ints("TASK", TASK_COLS)
+    comp = db.ints("COMPUTE_TASK_INFO", COMPUTE_COLS)
+    ctask = db.ints("COMMUNICATION_TASK_INFO", ["globalTaskId", "taskType", "planeId"])
+    cop = db.ints("COMMUNICATION_OP", OP_COLS)
+    n, connection = len(t["startNs"]), t["connectionId"]
     cols = columns(n)
-    comp = db.ints("COMPUTE_TASK_INFO", COMPUTE_COLS) if db.has("COMPUTE_TASK_INFO") else None
-    ctask = None
-    if db.has("COMMUNICATION_TASK_INFO"):
-        ctask = db.ints("COMMUNICATION_TASK_INFO", ["globalTaskId", "taskType", "planeId"])
-    cop = None
-    if db.has("COMMUNICATION_OP"):
-        cop = db.ints("COMMUNICATION_OP", ["opName", "startNs", "endNs", "connectionId"] +
-                      ["groupName", "opType", "waitNs", "deviceId"])  # fmt: skip
-    connection = np.zeros(0, dtype=np.int64) if t is None else t["connectionId"]
-    crow = np.full(n, -1, dtype=np.int64)
-    if t is not None:
-        cols["start_ns"], cols["end_ns"] = t["startNs"], np.maximum(t["endNs"], t["startNs"])
-        cols["device"] = np.where(t["deviceId"] >= 0, t["deviceId"], device).astype(np.int16)
-        cols["stream"] = t["streamId"].astype(np.int32)
-        cols["track"] = _stream_tracks(tracks, t["streamId"])
-        cols["name"] = names.codes(t["taskType"])
-        cols["cat"] = cols["name"].copy()
-        types = names.strings.lookup(cols["name"])
-        cols["kind"] = np.array([_task_kind(x) for x in types], dtype=np.uint8)
-        if comp is not None:
-            crow = _lookup(comp["globalTaskId"], t["globalTaskId"])
-        is_comm = np.zeros(n, dtype=bool)
-        if ctask is not None:
-            is_comm = np.isin(t["globalTaskId"], ctask["globalTaskId"])
-        has = crow >= 0
-        cols["kind"][is_comm] = Kind.OTHER
-        cols["kind"][has] = Kind.KERNEL
-        cols["name"][has] = names.codes(comp["name"][crow[has]]) if comp else -1
-        cols["cat"][has] = names.codes(comp["taskType"][crow[has]]) if comp else -1
-        owned = np.concatenate([connection[has], cop["connectionId"] if cop else []])
-        container = ~has & ~is_comm & np.isin(connection, owned) & (connection >= 0)
-        cols["kind"][container & (cols["kind"] != Kind.SYNC)] = Kind.OTHER
-    k_rows = np.flatnonzero(crow >= 0)
+    cols["start_ns"], cols["end_ns"] = t["startNs"], np.maximum(t["endNs"], t["startNs"])
+    cols["device"] = np.where(t["deviceId"] >= 0, t["deviceId"], device).astype(np.int16)
+    cols["stream"] = t["streamId"].astype(np.int32)
+    cols["track"] = _stream_tracks(tracks, t["streamId"])
+    cols["name"] = names.codes(t["taskType"])
+    cols["cat"] = cols["name"].copy()
+    types = names.strings.lookup(cols["name"])
+    cols["kind"] = np.array([_task_kind(x) for x in types], dtype=np.uint8)
+    crow = _lookup(comp["globalTaskId"], t["globalTaskId"])
+    is_comm = np.isin(t["globalTaskId"], ctask["globalTaskId"])
+    has = crow >= 0
+    cols["kind"][is_comm] = Kind.OTHER
+    cols["kind"][has] = Kind.KERNEL
+    cols["name"][has] = names.codes(comp["name"][crow[has]])
+    cols["cat"][has] = names.codes(comp["taskType"][crow[has]])
+    owned = np.concatenate([connection[has], cop["connectionId"]])
+    container = ~has & ~is_comm & np.isin(connection, owned) & (connection >= 0)
+    cols["kind"][container & (cols["kind"] != Kind.SYNC)] = Kind.OTHER
     ops = _collectives(cop, names, tracks, device)
     planes = _planes(t, ctask, names, tracks)
     merged = {c: np.concatenate([cols[c], ops[c], planes[c]]) for c in cols}
-    conn = np.concatenate([connection, cop["connectionId"] if cop else [], np.full(len(planes["kind"]), -1)])
-    kernels = _kernels(t, comp, crow, k_rows, cop, names, n)
-    return Device(merged, conn.astype(np.int64), kernels)
+    no_launch = np.full(len(planes["kind"]), -1, dtype=np.int64)
+    conn = np.concatenate([connection, cop["connectionId"], no_launch])
+    return Device(merged, conn, _kernels(t, comp, crow, cop, names))
 
 
 def _stream_tracks(tracks: Tracks, streams: np.ndarray) -> np.ndarray:
@@ -129,9 +121,9 @@ def _stream_tracks(tracks: Tracks, streams: np.ndarray) -> np.ndarray:
     return codes[inverse.ravel()] if len(streams) else np.zeros(0, dtype=np.int32)
 
 
-def _collectives(cop: dict[str, np.ndarray] | None, names: Names, tracks: Tracks, device: int) -> dict[str, np.ndarray]:
-    if cop is None:
-        return columns(0)
+def _collectives(
+    cop: dict[str, np.ndarray], names: Names, tracks: Tracks, device: int
+) -> dict[str, np.ndarray]:
     cols = columns(len(cop["startNs"]))
     cols["start_ns"], cols["end_ns"] = cop["startNs"], np.maximum(cop["endNs"], cop["startNs"])
     cols["kind"][:] = Kind.KERNEL
@@ -145,10 +137,13 @@ def _collectives(cop: dict[str, np.ndarray] | None, names: Names, tracks: Tracks
     return cols
 
 
-def _planes(t: dict[str, np.ndarray] | None, ctask: dict[str, np.ndarray] | None, names: Names, tracks: Tracks) -> dict[str, np.ndarray]:
+def _planes(
+    t: dict[str, np.ndarray],
+    ctask: dict[str, np.ndarray],
+    names: Names,
+    tracks: Tracks,
+) -> dict[str, np.ndarray]:
     """The steps of collectives on their network planes, timed by their TASK rows."""
-    if t is None or ctask is None:
-        return columns(0)
     row = _lookup(t["globalTaskId"], ctask["globalTaskId"])
     ok = np.flatnonzero(row >= 0)
     cols = columns(len(ok))
@@ -162,22 +157,31 @@ def _planes(t: dict[str, np.ndarray] | None, ctask: dict[str, np.ndarray] | None
     return cols
 
 
-def _kernels(t, comp, crow, k_rows, cop, names: Names, n: int) -> Kernels:  # type: ignore[no-untyped-def]
+def _kernels(
+    t: dict[str, np.ndarray],
+    comp: dict[str, np.ndarray],
+    crow: np.ndarray,
+    cop: dict[str, np.ndarray],
+    names: Names,
+) -> Kernels:
     """Facts of each kernel for `kernel_details`: compute tasks, then the collectives."""
-    strings = names.strings
-    m = 0 if cop is None else len(cop["startNs"])
-    r = crow[k_rows]
-    hccl = strings.intern("HCCL")
-    col = {
-        "op_type": np.concatenate([names.codes(comp["opType"][r]) if len(r) else [], names.codes(cop["opType"]) if m else []]),
-        "core_type": np.concatenate([names.codes(comp["taskType"][r]) if len(r) else [], np.full(m, hccl)]),
-        "block_dim": np.concatenate([comp["blockDim"][r] if len(r) else [], np.zeros(m)]),
-        "wait_ns": np.concatenate([comp["waitNs"][r] if len(r) else [], cop["waitNs"] if m else []]),
-        "stream_id": np.concatenate([t["streamId"][k_rows] if len(r) else [], np.full(m, -1)]),
-        "task_id": np.concatenate([t["taskId"][k_rows] if len(r) else [], np.full(m, -1)]),
-        "input_shapes": np.concatenate([names.codes(comp["inputShapes"][r]) if len(r) else [], np.full(m, -1)]),
+    k = np.flatnonzero(crow >= 0)
+    r, m = crow[k], len(cop["startNs"])
+    none = np.full(m, -1, dtype=np.int64)
+
+    def both(compute: np.ndarray, collective: np.ndarray) -> np.ndarray:
+        return np.concatenate([compute.astype(np.int64), collective.astype(np.int64)])
+
+    facts = {
+        "op_type": both(names.codes(comp["opType"][r]), names.codes(cop["opType"])),
+        "core_type": both(names.codes(comp["taskType"][r]), names.coded(["HCCL"] * m)),
+        "block_dim": both(comp["blockDim"][r], np.zeros(m)),
+        "wait_ns": both(comp["waitNs"][r], cop["waitNs"]),
+        "stream_id": both(t["streamId"][k], none),
+        "task_id": both(t["taskId"][k], none),
+        "input_shapes": both(names.codes(comp["inputShapes"][r]), none),
     }
-    out = {k: v.astype(np.int32 if k in ("op_type", "core_type", "input_shapes") else np.int64) for k, v in col.items()}
-    event = np.concatenate([k_rows, n + np.arange(m)]).astype(np.int64)
-    task = np.concatenate([t["globalTaskId"][k_rows] if len(r) else [], np.full(m, -1)]).astype(np.int64)
-    return Kernels(event, task, out)
+    for key in ("op_type", "core_type", "input_shapes"):
+        facts[key] = facts[key].astype(np.int32)
+    event = both(k, len(t["startNs"]) + np.arange(m))
+    return Kernels(event, both(t["globalTaskId"][k], none), facts)

@@ -115,13 +115,18 @@ def host_events(db: DbFile, names: Names, tracks: Tracks) -> Host:
     chains = _callchains(db, names, np.unique(p["callchainId"][ops & (p["callchainId"] >= 0)]))
     if chains:
         cols["call_stack"] = np.array(
-            [chains.get(c, -1) if o else -1 for c, o in zip(p["callchainId"].tolist(), ops)],
+            [
+                chains.get(c, -1) if o else -1
+                for c, o in zip(p["callchainId"].tolist(), ops, strict=True)
+            ],
             dtype=np.int32,
         )
     return Host(cols, np.where(ops | (cols["kind"] == Kind.OTHER), p["connectionId"], -1))
 
 
-def cann_events(db: DbFile, names: Names, tracks: Tracks) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def cann_events(
+    db: DbFile, names: Names, tracks: Tracks
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """`CANN_API` rows as RUNTIME ranges, and each row's connectionId."""
     if not db.has("CANN_API"):
         return columns(0), np.zeros(0, dtype=np.int64)

@@ -26,7 +26,6 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 
-
 #: The profiler database's file names (one per rank; no suffix on a single device).
 DB_GLOB = "ascend_pytorch_profiler*.db"
 
@@ -81,7 +80,8 @@ class DbFile:
         return self._columns[table]
 
     def ints(self, table: str, cols: list[str], where: str = "") -> dict[str, np.ndarray]:
-        """Integer columns of `table` (NULL, and columns the table lacks, read as -1).
+        """Integer columns of `table` (NULL, and columns the table lacks, read as -1; a table
+        the file lacks has no rows).
 
         Text cells holding integers (PYTORCH_API keeps its times as TEXT) are cast by SQLite,
         exactly: its integers are 64-bit.
@@ -95,16 +95,14 @@ class DbFile:
     def _select(
         self, table: str, cols: list[str], where: str, sql_type: str, fill: object, dtype: type
     ) -> dict[str, np.ndarray]:
+        if table not in self.tables:  # an optional table the export lacks: no rows
+            return {c: np.zeros(0, dtype=dtype) for c in cols}
         have = self.columns(table)
         exprs = [
-            f'COALESCE(CAST("{c}" AS {sql_type}), {fill})' if c in have else str(fill)
-            for c in cols
+            f'COALESCE(CAST("{c}" AS {sql_type}), {fill})' if c in have else str(fill) for c in cols
         ]
         rows = self._fetch(f'SELECT {", ".join(exprs)} FROM "{table}" {where}')
-        if dtype is np.float64:
-            data = np.array(rows, dtype=np.float64).reshape(len(rows), len(cols))
-        else:
-            data = np.array(rows, dtype=np.int64).reshape(len(rows), len(cols))
+        data: np.ndarray = np.array(rows, dtype=dtype).reshape(len(rows), len(cols))
         return {c: np.ascontiguousarray(data[:, j]) for j, c in enumerate(cols)}
 
     def texts(self, sql: str) -> list[tuple[object, ...]]:

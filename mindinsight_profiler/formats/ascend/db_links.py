@@ -5,6 +5,9 @@ the launch ids that `TASK`, `COMMUNICATION_OP` and `CANN_API` rows carry (torch 
 and ids shared by two host rows (task-queue enqueue -> dequeue, forward -> backward). The
 flows drawn on the timeline are the text export's: `async_npu` (operator -> device work),
 `HostToDevice` (CANN launch -> device work), `async_task_queue` and `fwdbwd`.
+
+Device work no operator launched (CANN's own copies) is linked to its CANN call instead, so
+that step boundaries see it as launched inside the step, as they see it in the text export.
 """
 
 from __future__ import annotations
@@ -69,6 +72,14 @@ def link(
     launcher = _first_by(conn[is_op], rows[is_op], start, last=True)  # innermost: latest start
     launched = np.array(sorted(set(launcher) & set(first_work)), dtype=np.int64)
     work = dev[np.isin(launch_id[dev], launched) & is_kind(kind[dev], DEVICE_KINDS)]
+    cols["corr"][work] = launch_id[work]
+    # Work no operator launched (copies issued by CANN itself, e.g. aclrtMemcpyAsync): its
+    # CANN call is the launch, as a runtime call is in a Kineto trace.
+    cann_rows = np.flatnonzero((kind == Kind.RUNTIME) & (launch_id >= 0))
+    orphan_ids = np.setdiff1d(np.array(sorted(first_work), dtype=np.int64), launched)
+    by_cann = cann_rows[np.isin(launch_id[cann_rows], orphan_ids)]
+    cols["corr"][by_cann] = launch_id[by_cann]
+    work = dev[np.isin(launch_id[dev], launch_id[by_cann]) & is_kind(kind[dev], DEVICE_KINDS)]
     cols["corr"][work] = launch_id[work]
     op = np.array([launcher[c] for c in launched.tolist()], dtype=np.int64)
     launches = {

@@ -30,7 +30,9 @@ MB = float(1 << 20)
 OVERLAP_TYPES = {0: "Computing", 1: "Communication", 2: "Communication(Not Overlapped)", 3: "Free"}
 
 
-def kernel_details(db: DbFile, kernels: Kernels, cols: dict[str, np.ndarray], steps: Table | None) -> Table:
+def kernel_details(
+    db: DbFile, names: Names, kernels: Kernels, cols: dict[str, np.ndarray], steps: Table | None
+) -> Table:
     """One row per kernel event (`event` is its index in the trace)."""
     start = cols["start_ns"][kernels.event]
     out = {
@@ -39,11 +41,14 @@ def kernel_details(db: DbFile, kernels: Kernels, cols: dict[str, np.ndarray], st
         **{k: kernels.cols[k] for k in ("op_type", "core_type")},
         "start_ns": start,
         "duration_ns": cols["end_ns"][kernels.event] - start,
-        **{k: kernels.cols[k] for k in ("wait_ns", "block_dim", "stream_id", "task_id", "input_shapes")},
+        **{
+            k: kernels.cols[k]
+            for k in ("wait_ns", "block_dim", "stream_id", "task_id", "input_shapes")
+        },
         "event": kernels.event,
     }
     if db.has("TASK_PMU_INFO") and len(kernels.event):
-        out.update(_pmu(db, kernels.task_id))
+        out.update(_pmu(db, names, kernels.task_id))
     return out
 
 
@@ -60,12 +65,9 @@ def _step_of(start: np.ndarray, steps: Table | None) -> np.ndarray:
     return out
 
 
-def _pmu(db: DbFile, task_id: np.ndarray) -> Table:
+def _pmu(db: DbFile, names: Names, task_id: np.ndarray) -> Table:
     p = db.ints("TASK_PMU_INFO", ["globalTaskId", "name"])
     value = db.floats("TASK_PMU_INFO", ["value"])["value"]
-    metric_names = {int(i): str(v) for i, v in db.texts(
-        "SELECT DISTINCT s.id, s.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name"
-    )} if db.has("STRING_IDS") else {}  # fmt: skip
     order = np.argsort(task_id, kind="stable")
     pos = np.clip(np.searchsorted(task_id[order], p["globalTaskId"]), 0, max(len(order) - 1, 0))
     hit = task_id[order][pos] == p["globalTaskId"]
@@ -74,7 +76,7 @@ def _pmu(db: DbFile, task_id: np.ndarray) -> Table:
         rows = hit & (p["name"] == metric)
         column = np.full(len(task_id), np.nan)
         column[order[pos[rows]]] = value[rows]
-        out[f"pmu_{metric_names.get(metric, metric)}"] = column
+        out[f"pmu_{names.text(metric) or metric}"] = column
     return out
 
 
@@ -84,7 +86,10 @@ def op_statistic(kd: Table, strings_hccl: int) -> Table:
     pairs = np.stack([kd["op_type"][keep], kd["core_type"][keep]], axis=1).astype(np.int64)
     dur = kd["duration_ns"][keep]
     if not len(dur):
-        return {k: np.zeros(0, dtype=np.int64) for k in ("op_type", "core_type", "count", "total_ns", "min_ns", "avg_ns", "max_ns")} | {"ratio_pct": np.zeros(0)}
+        return {
+            k: np.zeros(0, dtype=np.int64)
+            for k in ("op_type", "core_type", "count", "total_ns", "min_ns", "avg_ns", "max_ns")
+        } | {"ratio_pct": np.zeros(0)}
     uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
     inv = inv.ravel()
     g = len(uniq)
@@ -112,33 +117,34 @@ def _device_codes(names: Names, device: np.ndarray) -> np.ndarray:
 
 
 def memory_record(db: DbFile, names: Names) -> Table | None:
-    parts = []
-    if db.has("MEMORY_RECORD"):
-        m = db.ints("MEMORY_RECORD", ["component", "timestamp", "deviceId"])
-        f = db.floats("MEMORY_RECORD", ["totalAllocated", "totalReserved", "totalActive"])
-        parts.append((names.codes(m["component"]), m["timestamp"], f["totalAllocated"] / MB,
-                      f["totalReserved"] / MB, f["totalActive"] / MB, _device_codes(names, m["deviceId"])))  # fmt: skip
-    if db.has("NPU_MEM"):
-        a = db.ints("NPU_MEM", ["type", "timestampNs", "deviceId"])
-        hbm = db.floats("NPU_MEM", ["hbm"])["hbm"]
-        app = np.array([names.text(x) == "app" for x in a["type"].tolist()], dtype=bool)
-        nan = np.full(int(app.sum()), np.nan)
-        parts.append((names.coded(["APP"] * int(app.sum())), a["timestampNs"][app], nan,
-                      hbm[app] / MB, nan, _device_codes(names, a["deviceId"][app])))  # fmt: skip
-    if not parts:
+    """`MEMORY_RECORD` (PTA/GE curves) plus NPU_MEM's `app` series as component `APP`."""
+    if not db.has("MEMORY_RECORD") and not db.has("NPU_MEM"):
         return None
-    keys = ("component", "ts_ns", "total_allocated_mb", "total_reserved_mb", "total_active_mb", "device")
-    table = {k: np.concatenate([p[j] for p in parts]) for j, k in enumerate(keys)}
+    m = db.ints("MEMORY_RECORD", ["component", "timestamp", "deviceId"])
+    f = db.floats("MEMORY_RECORD", ["totalAllocated", "totalReserved", "totalActive"])
+    a = db.ints("NPU_MEM", ["type", "timestampNs", "deviceId"])
+    app = np.array([names.text(x) == "app" for x in a["type"].tolist()], dtype=bool)
+    hbm = db.floats("NPU_MEM", ["hbm"])["hbm"][app]
+    nan = np.full(len(hbm), np.nan)
+    table = {
+        "component": np.concatenate([names.codes(m["component"]), names.coded(["APP"] * len(hbm))]),
+        "ts_ns": np.concatenate([m["timestamp"], a["timestampNs"][app]]),
+        "total_allocated_mb": np.concatenate([f["totalAllocated"] / MB, nan]),
+        "total_reserved_mb": np.concatenate([f["totalReserved"] / MB, hbm / MB]),
+        "total_active_mb": np.concatenate([f["totalActive"] / MB, nan]),
+        "device": _device_codes(names, np.concatenate([m["deviceId"], a["deviceId"][app]])),
+    }
     order = np.argsort(table["ts_ns"], kind="stable")
-    return {k: v[order].astype(np.int32) if k in ("component", "device") else v[order] for k, v in table.items()}
+    return {k: v[order] for k, v in table.items()}
 
 
 def operator_memory(db: DbFile, names: Names) -> Table | None:
     if not db.has("OP_MEMORY"):
         return None
     m = db.ints("OP_MEMORY", ["name", "allocationTime", "releaseTime", "duration", "deviceId"])
-    f = db.floats("OP_MEMORY", ["size", "allocationTotalAllocated", "allocationTotalReserved",
-                                "releaseTotalAllocated", "releaseTotalReserved"])  # fmt: skip
+    totals = ["allocationTotalAllocated", "allocationTotalReserved"]
+    totals += ["releaseTotalAllocated", "releaseTotalReserved"]
+    f = db.floats("OP_MEMORY", ["size", *totals])
     return {
         "name": names.codes(m["name"]),
         "size_kb": f["size"] / 1024.0,
@@ -158,7 +164,11 @@ def overlap_analysis(db: DbFile, names: Names) -> Table | None:
         return None
     o = db.ints("OVERLAP_ANALYSIS", ["startNs", "endNs", "type"])
     labels = [OVERLAP_TYPES.get(t, str(t)) for t in o["type"].tolist()]
-    return {"type": names.coded(labels), "start_ns": o["startNs"], "end_ns": np.maximum(o["endNs"], o["startNs"])}
+    return {
+        "type": names.coded(labels),
+        "start_ns": o["startNs"],
+        "end_ns": np.maximum(o["endNs"], o["startNs"]),
+    }
 
 
 def api_statistic(db: DbFile, names: Names) -> Table | None:
