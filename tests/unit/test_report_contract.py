@@ -32,7 +32,6 @@ from mindinsight_profiler.analysis.schema import (
 )
 from mindinsight_profiler.analysis.schema.steps import Breakdown
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES
-from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import TraceFile, discover
 from mindinsight_profiler.pipeline.reports import analyse_file
@@ -40,8 +39,6 @@ from mindinsight_profiler.store.atomic import json_default
 from tests.conftest import SHARED_DATA, shared
 
 LARGE_ENV = "MI_TEST_LARGE"
-#: Inputs no reader supports yet (torch_npu's SQLite export): analysing them is an InputError.
-UNSUPPORTED = ("ascend_pytorch_db/",)
 
 
 def _inputs() -> list[Any]:
@@ -56,8 +53,6 @@ def _inputs() -> list[Any]:
             marks: list[Any] = []
             if rel.startswith("torch_cpu/large/") and not os.environ.get(LARGE_ENV):
                 marks.append(pytest.mark.skip(reason=f"469 MB input: set {LARGE_ENV}=1"))
-            if rel.startswith(UNSUPPORTED):
-                marks.append(pytest.mark.xfail(raises=InputError, strict=True))
             params.append(pytest.param(file, id=f"{rel}:{file.worker}.{file.span}", marks=marks))
     return params
 

@@ -1,6 +1,10 @@
 """Reader for Ascend PyTorch (torch_npu) profiler output (`*_ascend_pt` folders).
 
-Required: `ASCEND_PROFILER_OUTPUT/trace_view.json` (the events). Optional: the summary
+What the folder holds decides: `ASCEND_PROFILER_OUTPUT/trace_view.json` (the text export)
+is read here; without it, an `ascend_pytorch_profiler*.db` (the `export_type=db` export) is
+read by `ascend.db`; with neither, one `InputError` says what was looked for.
+
+Text export: required `ASCEND_PROFILER_OUTPUT/trace_view.json` (the events). Optional: the summary
 files of `ascend_tables` and `profiler_info_*.json`. A bad required file is an `InputError`
 naming it; a bad optional file is skipped with its error recorded in `meta["warnings"]`, so
 a folder with one damaged summary still yields everything its good files hold.
@@ -27,6 +31,7 @@ import numpy as np
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import jsonstream
 from mindinsight_profiler.formats.ascend import trace as at
+from mindinsight_profiler.formats.ascend.db_file import DB_GLOB, find_db
 from mindinsight_profiler.formats.ascend.events import build_events, join_nearest
 from mindinsight_profiler.formats.ascend.tables import (
     CSV_TABLES,
@@ -65,7 +70,7 @@ def is_ascend_pt(path: str | Path) -> bool:
     if not path.is_dir():
         return False
     root, out = _folders(path)
-    if not (out / TRACE_FILE).is_file():
+    if not (out / TRACE_FILE).is_file() and find_db(out) is None:
         return False
     if root.name.endswith("_ascend_pt"):
         return True
@@ -179,6 +184,16 @@ def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = No
     if not out.is_dir():
         raise InputError(out, "no such folder: not an Ascend PyTorch profiler output")
     trace_path = out / TRACE_FILE
+    if not trace_path.is_file():
+        db_path = find_db(out)
+        if db_path is None:
+            raise InputError(
+                out, f"no {TRACE_FILE} (text export) and no {DB_GLOB} (export_type=db): "
+                "not an Ascend PyTorch profiler output",
+            )  # fmt: skip
+        from mindinsight_profiler.formats.ascend.db import read_ascend_db  # the reader on use
+
+        return read_ascend_db(root, out, db_path, _meta(root, None, False))
     decoded = _read_events(trace_path, progress)
     strings = StringTable()
     tables, warnings = _side_tables(out, strings)
