@@ -278,10 +278,14 @@ def test_missing_trace_view_is_required(tmp_path: Path) -> None:
         read_ascend_pt(root)
 
 
-@pytest.mark.parametrize("rank", RANKS)
+DB_RANKS = [f"ascend_pytorch_db/level1/rank{r}_ascend_pt" for r in (0, 1)]
+
+
+@pytest.mark.parametrize("rank", RANKS + DB_RANKS)
 def test_report_shows_the_tools_step_view(rank: str, tmp_path: Path) -> None:
-    """`analyse --format json` carries step_trace_time.csv's figures (the `npu` section) and,
-    for NPU utilization, the share of time a compute kernel runs: HCCL is not compute."""
+    """`analyse --format json` carries step_trace_time.csv's figures (the `npu` section; for a
+    DB-only export, analysis.db's StepTraceTime) and, for NPU utilization, the share of time a
+    compute kernel runs: HCCL is not compute."""
     trace = _trace(rank)
     report = build_report(trace)
     npu = report["npu"]
