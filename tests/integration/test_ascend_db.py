@@ -174,9 +174,12 @@ def test_same_shape_as_the_text_export(rank: int) -> None:
     )
     for kind in (Kind.KERNEL, Kind.CPU_OP, Kind.PYTHON_FUNCTION):
         assert (db.events["kind"] == kind).sum() == (text.events["kind"] == kind).sum(), kind
+    # cube_utilization(%) is msprof's own derivation (block dim over the device's AI Core
+    # count, times aicore_time/duration); the database stores no core count to redo it.
+    text_only = {"kernel_details": {"cube_utilization_pct"}}
     for name in text.tables:
         if name in db.tables:
-            assert set(text.tables[name]) <= set(db.tables[name]), name
+            assert set(text.tables[name]) - text_only.get(name, set()) <= set(db.tables[name]), name
     missing = set(text.tables) - set(db.tables)
     assert missing <= ({"overlap_analysis"} if rank == 1 else set()), missing
     mine, theirs = op_type_statistics(db), op_type_statistics(text)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { flatColumns } from '@/components/tables/columns'
+import { flatColumns, formatCell, formatPipes } from '@/components/tables/columns'
 import {
   capabilities, kernelColumns, kernelDefaults, operatorColumns, operatorDefaults, viewOf, OPERATOR_GROUPS,
 } from '@/components/tables/operatorViews'
@@ -45,5 +45,19 @@ describe('operator and kernel views', () => {
     expect(launch).toEqual(expect.arrayContaining(['operator', 'grid', 'block', 'registers_per_thread', 'occupancy']))
     expect(keys(kernelColumns('name', npu))).not.toContain('occupancy')
     expect(kernelDefaults().sortable).toContain(kernelDefaults().sort)
+  })
+
+  it('shows the AI Core facts of kernel_details on NPU inputs only', () => {
+    const ascend = keys(kernelColumns('name', npu))
+    expect(ascend).toEqual(expect.arrayContaining(['accelerator_core', 'op_type', 'block_dim', 'input_shapes', 'pmu', 'cube_utilization']))
+    for (const caps of [gpu, cpu]) expect(keys(kernelColumns('name', caps))).not.toContain('pmu')
+  })
+
+  it('reads PMU pipe ratios as the three busiest pipes', () => {
+    const pmu = { aiv_mte2_ratio: 0.9796, aiv_vec_ratio: 0.0585, aiv_mte3_ratio: 0.3349, aiv_scalar_ratio: 0.089 }
+    expect(formatPipes(pmu)).toBe('mte2 98 % · mte3 33 % · scalar 9 %')
+    expect(formatCell('pipes', { aic_mac_ratio: 0.5 })).toBe('mac 50 %')
+    expect(formatCell('pipes', {})).toBe('–')
+    expect(formatCell('pipes', undefined)).toBe('–')
   })
 })

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis.operators.npu_kernels import npu_kernel_columns
 from mindinsight_profiler.analysis.operators.shapes import shape_list
 from mindinsight_profiler.analysis.operators.stats import OpTree
 from mindinsight_profiler.analysis.operators.tensor_cores import is_tc_kernel
@@ -169,6 +170,7 @@ def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name
         table["block"] = trace.strings.lookup(ev["block"][fk])
         table["registers_per_thread"] = ev["regs"][fk].tolist()
         table["shared_memory"] = ev["smem"][fk].tolist()
+    table.update(npu_kernel_columns(trace, k, inv, g))
     return _sorted(table, "total_us")
 
 

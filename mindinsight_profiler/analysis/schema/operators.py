@@ -72,6 +72,16 @@ class KernelRow(Record, frozen=True, kw_only=True):
     block: str | msgspec.UnsetType = msgspec.UNSET
     registers_per_thread: int | msgspec.UnsetType = msgspec.UNSET
     shared_memory: int | msgspec.UnsetType = msgspec.UNSET  # bytes
+    # Ascend kernels with kernel_details (analysis.operators.npu_kernels); the group's most
+    # frequent value, PMU pipe ratios (0-1) and cube use (%) duration-weighted:
+    accelerator_core: str | msgspec.UnsetType | None = msgspec.UNSET  # AI_CORE, MIX_AIV, ...
+    op_type: str | msgspec.UnsetType | None = msgspec.UNSET
+    input_shapes: str | msgspec.UnsetType | None = msgspec.UNSET
+    input_dtypes: str | msgspec.UnsetType | None = msgspec.UNSET
+    input_formats: str | msgspec.UnsetType | None = msgspec.UNSET
+    block_dim: int | msgspec.UnsetType | None = msgspec.UNSET
+    pmu: dict[str, float] | msgspec.UnsetType = msgspec.UNSET  # e.g. aic_mac_ratio
+    cube_utilization: float | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class ModuleRow(Record, frozen=True, kw_only=True):

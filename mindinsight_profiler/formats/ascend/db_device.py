@@ -34,7 +34,7 @@ SYNC_TASKS = frozenset(
 )  # fmt: skip
 IDLE_TASKS = frozenset({"PROFILING_ENABLE", "PROFILING_DISABLE", "PLACE_HOLDER_SQE"})
 COMPUTE_COLS = ["globalTaskId", "name", "taskType", "opType", "blockDim", "mixBlockDim"]
-COMPUTE_COLS += ["inputShapes", "waitNs"]
+COMPUTE_COLS += ["inputShapes", "inputDataTypes", "inputFormats", "waitNs"]
 
 
 @dataclass
@@ -180,8 +180,10 @@ def _kernels(
         "stream_id": both(t["streamId"][k], none),
         "task_id": both(t["taskId"][k], none),
         "input_shapes": both(names.codes(comp["inputShapes"][r]), none),
+        "input_dtypes": both(names.codes(comp["inputDataTypes"][r]), none),
+        "input_formats": both(names.codes(comp["inputFormats"][r]), none),
     }
-    for key in ("op_type", "core_type", "input_shapes"):
+    for key in ("op_type", "core_type", "input_shapes", "input_dtypes", "input_formats"):
         facts[key] = facts[key].astype(np.int32)
     event = both(k, len(t["startNs"]) + np.arange(m))
     return Kernels(event, both(t["globalTaskId"][k], none), facts)

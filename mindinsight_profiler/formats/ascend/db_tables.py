@@ -30,6 +30,11 @@ MB = float(1 << 20)
 OVERLAP_TYPES = {0: "Computing", 1: "Communication", 2: "Communication(Not Overlapped)", 3: "Free"}
 
 
+#: Columns of `db_device.Kernels.cols` that `kernel_details` carries as they are.
+KERNEL_FACTS = ["wait_ns", "block_dim", "stream_id", "task_id"]
+KERNEL_FACTS += ["input_shapes", "input_dtypes", "input_formats"]
+
+
 def kernel_details(
     db: DbFile, names: Names, kernels: Kernels, cols: dict[str, np.ndarray], steps: Table | None
 ) -> Table:
@@ -41,10 +46,7 @@ def kernel_details(
         **{k: kernels.cols[k] for k in ("op_type", "core_type")},
         "start_ns": start,
         "duration_ns": cols["end_ns"][kernels.event] - start,
-        **{
-            k: kernels.cols[k]
-            for k in ("wait_ns", "block_dim", "stream_id", "task_id", "input_shapes")
-        },
+        **{k: kernels.cols[k] for k in KERNEL_FACTS},
         "event": kernels.event,
     }
     if db.has("TASK_PMU_INFO") and len(kernels.event):

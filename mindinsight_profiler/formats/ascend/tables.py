@@ -48,6 +48,10 @@ OP_STATISTIC = {
     "max_ns": Col("Max Time(us)", TIME_US),
     "ratio_pct": Col("Ratio(%)", FLOAT, required=False),
 }
+#: AI Core PMU pipe ratios of kernel_details.csv (0-1), as the database's TASK_PMU_INFO names them.
+PMU_RATIOS = ["aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio"]
+PMU_RATIOS += ["aic_fixpipe_ratio", "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio"]
+PMU_RATIOS += ["aiv_mte3_ratio", "aiv_mac_ratio", "aiv_mte1_ratio"]
 KERNEL_DETAILS = {
     "step_id": Col("Step Id", INT, required=False),
     "name": Col("Name", STR),
@@ -60,6 +64,10 @@ KERNEL_DETAILS = {
     "stream_id": Col("Stream ID", INT, required=False),
     "task_id": Col("Task ID", INT, required=False),
     "input_shapes": Col("Input Shapes", STR, required=False),
+    "input_dtypes": Col("Input Data Types", STR, required=False),
+    "input_formats": Col("Input Formats", STR, required=False),
+    **{f"pmu_{m}": Col(m, FLOAT, required=False) for m in PMU_RATIOS},
+    "cube_utilization_pct": Col("cube_utilization(%)", FLOAT, required=False),
 }
 MEMORY_RECORD = {
     "component": Col("Component", STR),

@@ -6,7 +6,7 @@
 import type { MessageKey } from '@/i18n'
 import { formatBytes, formatCount, formatNumber, formatPct, formatShare, formatUs } from '@/format'
 
-export type CellKind = 'text' | 'us' | 'count' | 'share' | 'pct' | 'number' | 'bool' | 'bytes'
+export type CellKind = 'text' | 'us' | 'count' | 'share' | 'pct' | 'number' | 'bool' | 'bytes' | 'pipes'
 
 export interface Column {
   key: string
@@ -56,9 +56,23 @@ export function formatCell(kind: CellKind, value: unknown): string {
       return formatNumber(Number(value))
     case 'bytes':
       return formatBytes(Number(value))
+    case 'pipes':
+      return formatPipes(value as Record<string, number>)
     default:
       return String(value)
   }
+}
+
+/**
+ * Ascend PMU pipe ratios (`aiv_mte2_ratio: 0.98`) as "mte2 98 % · mte3 35 % · vec 6 %":
+ * the three busiest pipes, the core prefix dropped (a kernel runs on one kind of core).
+ */
+export function formatPipes(ratios: Record<string, number>): string {
+  const top = Object.entries(ratios)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([k, v]) => `${k.replace(/^ai[cv]_/, '').replace(/_ratio$/, '')} ${Math.round(v * 100)} %`)
+  return top.length ? top.join(' · ') : '–'
 }
 
 /** Columns whose sum over rows means something (the server sums the same ones). */

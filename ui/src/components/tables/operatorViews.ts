@@ -20,10 +20,11 @@ export function viewOf(group: OperatorGroup): OperatorView {
 export interface Capabilities {
   device: boolean
   gpu: boolean
+  npu?: boolean
 }
 
 export function capabilities(device: string | undefined): Capabilities {
-  return { device: device !== 'cpu', gpu: device === 'gpu' }
+  return { device: device !== 'cpu', gpu: device === 'gpu', npu: device === 'npu' }
 }
 
 /** The time a table ranks by when nothing is chosen: device self time, host self time on a CPU. */
@@ -132,9 +133,28 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
         { key: 'occupancy', label: 'kernels.col.occupancy', kind: 'pct', sortable: true, width: 96, hint: 'kernels.hint.occupancy' },
       ]
     : []
+  // Ascend: the AI Core facts of kernel_details (most frequent value of the group's calls)
+  const npu: ColumnSpec[] = c.npu
+    ? [
+        { key: 'accelerator_core', label: 'kernels.col.core', kind: 'text', width: 120 },
+        { key: 'op_type', label: 'kernels.col.opType', kind: 'text', width: 120 },
+        { key: 'block_dim', label: 'kernels.col.blockDim', kind: 'count', width: 76, hint: 'kernels.hint.blockDim' },
+        {
+          label: 'kernels.col.inputs',
+          children: [
+            { key: 'input_shapes', label: 'kernels.col.shapes', kind: 'text', width: 150 },
+            { key: 'input_dtypes', label: 'kernels.col.dtypes', kind: 'text', width: 110 },
+            { key: 'input_formats', label: 'kernels.col.formats', kind: 'text', width: 110 },
+          ],
+        },
+        { key: 'pmu', label: 'kernels.col.pipes', kind: 'pipes', width: 190, hint: 'kernels.hint.pipes' },
+        { key: 'cube_utilization', label: 'kernels.col.cube', kind: 'pct', width: 86, hint: 'kernels.hint.cube' },
+      ]
+    : []
   return [
     { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 220, fixed: true, tooltip: false },
     ...launch,
+    ...npu,
     { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 80 },
     {
       label: 'kernels.col.duration',
