@@ -321,6 +321,7 @@ class MemoryCurve(Where):
     max_points = fields.Integer()
     curve = fields.Dict(allow_none=True)
     summary = fields.Dict(allow_none=True)
+    npu_modules = fields.List(fields.Dict())
 
 
 class MemoryPage(PageFields):

@@ -208,6 +208,10 @@ def test_ascend_allocations_and_a_totals_only_curve(dashboard: Dashboard, tab: T
     page.locator("[data-test=events-mode]").get_by_text("Alive in window").click()
     wait_url(tab, "emode=live")
     lo, hi = whole["range_ns"]
+    page.locator("[data-test=npu-modules-card]").wait_for()
+    modules = page.locator("[data-test=npu-modules-table] .el-table__body tr")
+    assert modules.count() == len(whole["npu_modules"]) == 4
+    assert modules.first.locator("td").nth(1).inner_text().strip() == whole["npu_modules"][0]["component"]
     tab.shot("memory-ascend")
     page.locator("[data-test=device-select]").click()
     page.locator(".el-select-dropdown__item", has_text="NPU:0 APP").click()

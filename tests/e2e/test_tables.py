@@ -217,6 +217,14 @@ def test_kernels_table_and_pie(dashboard: Dashboard, tab: Tab, run: str) -> None
     if run == "kineto_gpu":  # GPU-only columns
         header = root.locator(".el-table__header").inner_text()
         assert "Occupancy" in header and "Tensor cores" in header
+    if run == "ascend":  # the AI Core facts of kernel_details, as the API gives them
+        header = root.locator(".el-table__header").inner_text()
+        assert "Core" in header and "Busiest pipes" in header and "Occupancy" not in header
+        cores = column_texts(root, header_index(root, "Core"))
+        assert cores == [r["accelerator_core"] or "–" for r in answer["rows"]]
+        pipes = column_texts(root, header_index(root, "Busiest pipes"))
+        busy = [i for i, r in enumerate(answer["rows"]) if r["pmu"]]
+        assert busy and all("%" in pipes[i] for i in busy)
     tab.shot(f"kernels-{run}")
     tab.assert_clean()
 

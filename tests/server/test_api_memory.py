@@ -156,12 +156,17 @@ def test_ascend_events_come_from_operator_memory_and_curves_only_say_why(api: Ap
         assert empty["reason"] == "no_allocation_events"
     window = api.get("ascend", "memory/events", device="NPU:0 APP", start_ns=-5, end_ns=5)
     assert window["reason"] == "no_allocation_events"
+    # the components' reservations (npu_module_mem) come with every device's curve
+    modules = curve["npu_modules"]
+    assert [m["component"] for m in modules] == ["APP", "HCCL", "RUNTIME", "GE"]
+    assert app["npu_modules"] == modules and modules[0]["peak_reserved_bytes"] == 1452 << 20
 
 
 def test_no_memory_data_is_an_explicit_empty_answer(api: Api) -> None:
     curve = api.get("ms", "memory/curve")
     assert curve["devices"] == [] and curve["device"] is None
     assert curve["reason"] == "no_memory_data" and curve["curve"] is None
+    assert curve["npu_modules"] == []
     for path in ("memory/events", "memory/operators"):
         page = api.get("ms", path)
         assert (page["total"], page["rows"], page["reason"]) == (0, [], "no_memory_data")

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis.memory.npu_modules import npu_module_memory
 from mindinsight_profiler.analysis.memory.records import (
     alloc_free_pairs,
     innermost_op,
@@ -188,6 +189,10 @@ def memory_section(trace: Trace, max_points: int = 2000) -> dict[str, Any] | Non
         devices = _from_records(trace, max_points)
     else:
         devices = _from_ascend(trace, max_points)
-    if not devices:
+    modules = npu_module_memory(trace)
+    if not devices and not modules:
         return None
-    return {"max_points": max_points, "devices": devices}
+    section: dict[str, Any] = {"max_points": max_points, "devices": devices}
+    if modules is not None:
+        section["npu_modules"] = modules
+    return section

@@ -79,7 +79,10 @@ def _weighted(values: np.ndarray, inv: np.ndarray, dur: np.ndarray, g: int) -> l
     ok = np.isfinite(values)
     w = np.bincount(inv[ok], weights=dur[ok], minlength=g)
     s = np.bincount(inv[ok], weights=values[ok] * dur[ok], minlength=g)
-    means = [None if wi <= 0 else round(si / wi, 4) for si, wi in zip(s.tolist(), w.tolist(), strict=True)]
+    means = [
+        None if wi <= 0 else round(si / wi, 4)
+        for si, wi in zip(s.tolist(), w.tolist(), strict=True)
+    ]
     return [m or None for m in means]  # 0 reads as "not measured" (see the module note)
 
 

@@ -73,8 +73,22 @@ class MemoryDevice(Record, frozen=True, kw_only=True):
     operators: list[MemoryOperator]
 
 
+class NpuModuleMemory(Record, frozen=True, kw_only=True):
+    """Device memory one CANN component reserved (`npu_module_mem`, Ascend only)."""
+
+    device: str  # "NPU:0"
+    component: str  # APP, HCCL, RUNTIME, GE, ...
+    peak_reserved_bytes: int
+    peak_ts_ns: int
+    last_reserved_bytes: int
+    samples: int
+
+
 class Memory(Record, frozen=True, kw_only=True):
     """The memory view of one worker, per device."""
 
     max_points: int  # most samples a curve keeps
     devices: list[MemoryDevice]
+    # Ascend: reserved device memory per CANN component (analysis.memory.npu_modules); absent
+    # for other inputs, [] when the export sampled components but none reserved memory
+    npu_modules: list[NpuModuleMemory] | msgspec.UnsetType = msgspec.UNSET

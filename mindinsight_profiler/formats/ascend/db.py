@@ -139,6 +139,7 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
         for name, reader in (
             ("memory_record", db_tables.memory_record),
             ("operator_memory", db_tables.operator_memory),
+            ("npu_module_mem", db_tables.npu_module_mem),
             ("api_statistic", db_tables.api_statistic),
             ("overlap_analysis", db_tables.overlap_analysis),
         ):

@@ -12,6 +12,7 @@ in the same units (ns, MB = 2**20 bytes, KB = 1024 bytes) as `tables.py` reads f
 - `memory_record`: `MEMORY_RECORD` (bytes) plus the `APP` series of `NPU_MEM` (HBM bytes);
 - `operator_memory`: `OP_MEMORY` (bytes, ns); `overlap_analysis`: `OVERLAP_ANALYSIS`;
 - `api_statistic`: `CANN_API` per (level, API);
+- `npu_module_mem`: `NPU_MODULE_MEM` (bytes) with its `ENUM_MODULE` component names;
 - `step_trace_time`, `communication`, `communication_matrix`: analysis.db's `StepTraceTime`
   (us), `CommAnalyzerTime` (ms; start in us) and `CommAnalyzerMatrix` (MB, ms, GB/s).
 """
@@ -138,6 +139,21 @@ def memory_record(db: DbFile, names: Names) -> Table | None:
     }
     order = np.argsort(table["ts_ns"], kind="stable")
     return {k: v[order] for k, v in table.items()}
+
+
+def npu_module_mem(db: DbFile, names: Names) -> Table | None:
+    """`NPU_MODULE_MEM` (bytes, component ids of `ENUM_MODULE`) as `npu_module_mem.csv`."""
+    if not db.has("NPU_MODULE_MEM"):
+        return None
+    m = db.ints("NPU_MODULE_MEM", ["moduleId", "timestampNs", "deviceId"])
+    reserved = db.floats("NPU_MODULE_MEM", ["totalReserved"])["totalReserved"]
+    module = Names.enum(db, "ENUM_MODULE")
+    return {
+        "component": names.coded([module.get(i, str(i)) for i in m["moduleId"].tolist()]),
+        "ts_ns": m["timestampNs"],
+        "total_reserved_mb": reserved / MB,
+        "device": _device_codes(names, m["deviceId"]),
+    }
 
 
 def operator_memory(db: DbFile, names: Names) -> Table | None:

@@ -3,7 +3,8 @@
 These files hold what the event stream does not: the tool's own per-step split
 (`step_trace_time.csv`), per-op-type statistics (`op_statistic.csv`), the op type and core
 of each kernel (`kernel_details.csv`), memory series and per-operator allocations, and the
-communication summaries. They are kept as they are (numbers in columns, strings as codes)
+communication summaries, and the device memory each CANN component reserved
+(`npu_module_mem.csv`). They are kept as they are (numbers in columns, strings as codes)
 so that analyses can use them and tests can check our own figures against the tool's.
 Every reader raises `InputError` naming its file; which files are required is decided by
 `ascend_pt`, not here.
@@ -89,6 +90,12 @@ OPERATOR_MEMORY = {
     "release_total_reserved_mb": Col("Release Total Reserved(MB)", FLOAT, required=False),
     "device": Col("Device Type", STR, required=False),
 }
+NPU_MODULE_MEM = {
+    "component": Col("Component", STR),
+    "ts_ns": Col("Timestamp(us)", TIME_US),
+    "total_reserved_mb": Col("Total Reserved(MB)", FLOAT),
+    "device": Col("Device", STR, required=False),
+}
 API_STATISTIC = {
     "level": Col("Level", STR),
     "api": Col("API Name", STR),
@@ -107,6 +114,7 @@ CSV_TABLES: dict[str, tuple[str, dict[str, Col], bool]] = {
     "memory_record.csv": ("memory_record", MEMORY_RECORD, False),
     "operator_memory.csv": ("operator_memory", OPERATOR_MEMORY, False),
     "api_statistic.csv": ("api_statistic", API_STATISTIC, False),
+    "npu_module_mem.csv": ("npu_module_mem", NPU_MODULE_MEM, False),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.memory import NpuModuleMemory
 from mindinsight_profiler.server.answers.base import PageFields, Where
 
 #: How releases are known: paired by address, from the input's table, or not at all.
@@ -78,6 +79,7 @@ class MemoryCurveAnswer(Where, frozen=True, kw_only=True):
     window_ns: Window | None
     curve: WindowCurve | None
     summary: WindowSummary | None
+    npu_modules: list[NpuModuleMemory]  # Ascend: reserved memory per CANN component; else []
 
 
 class MemoryEventRow(Record, frozen=True, kw_only=True):

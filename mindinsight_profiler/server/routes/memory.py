@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint
 
 from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device, memory_ledgers
+from mindinsight_profiler.analysis.memory.npu_modules import npu_module_memory
 from mindinsight_profiler.analysis.memory.window import (
     EVENT_SORTS,
     OPERATOR_SORTS,
@@ -89,8 +90,9 @@ def _device_row(ledger: Ledger) -> dict[str, Any]:
 def memory_curve(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """A device's allocated/reserved curve in a window, its exact peaks and a summary."""
     target, ledgers, ledger = _start(run, p)
+    modules = npu_module_memory(access.trace(target)) or []
     out: dict[str, Any] = {**target.where(), "devices": [_device_row(d) for d in ledgers],
-                           "max_points": p["max_points"]}  # fmt: skip
+                           "max_points": p["max_points"], "npu_modules": modules}  # fmt: skip
     if ledger is None:
         return {**out, "device": None, "reason": NO_MEMORY, "range_ns": None, "window_ns": None,
                 "curve": None, "summary": None}  # fmt: skip

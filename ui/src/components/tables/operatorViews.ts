@@ -147,7 +147,7 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
             { key: 'input_formats', label: 'kernels.col.formats', kind: 'text', width: 110 },
           ],
         },
-        { key: 'pmu', label: 'kernels.col.pipes', kind: 'pipes', width: 190, hint: 'kernels.hint.pipes' },
+        { key: 'pmu', label: 'kernels.col.pipes', kind: 'pipes', width: 250, hint: 'kernels.hint.pipes' },
         { key: 'cube_utilization', label: 'kernels.col.cube', kind: 'pct', width: 86, hint: 'kernels.hint.cube' },
       ]
     : []
