@@ -211,7 +211,8 @@ def test_ascend_allocations_and_a_totals_only_curve(dashboard: Dashboard, tab: T
     page.locator("[data-test=npu-modules-card]").wait_for()
     modules = page.locator("[data-test=npu-modules-table] .el-table__body tr")
     assert modules.count() == len(whole["npu_modules"]) == 4
-    assert modules.first.locator("td").nth(1).inner_text().strip() == whole["npu_modules"][0]["component"]
+    first = modules.first.locator("td").nth(1).inner_text().strip()
+    assert first == whole["npu_modules"][0]["component"]
     tab.shot("memory-ascend")
     page.locator("[data-test=device-select]").click()
     page.locator(".el-select-dropdown__item", has_text="NPU:0 APP").click()
