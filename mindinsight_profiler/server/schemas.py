@@ -177,6 +177,7 @@ class Overview(Where):
     gpu = fields.Dict(allow_none=True)
     npu = fields.Dict(allow_none=True)
     op_types = fields.Dict(allow_none=True)
+    step_stages = fields.Dict(allow_none=True)
     data_pipeline = fields.Dict(allow_none=True)
     memory = fields.Dict(allow_none=True)
     distributed = fields.Dict(allow_none=True)

@@ -128,6 +128,17 @@ def test_step_trace_of_mindspore_and_ascend(dashboard: Dashboard, tab: Tab) -> N
     assert close(bar, st["steps"][0]["total_us"])
     tab.shot("step-trace-mindspore")
 
+    # the overview shows MindSpore's own stages, equal to the step trace's average
+    stages = api(dashboard, "mindspore", "overview")["step_stages"]
+    assert stages["average"] == st["average"] and stages["bp_point"] == st["bp_point"]["name"]
+    page = open_page(tab, dashboard, "mindspore", "overview")
+    for key in ("iteration_interval_us", "fp_and_bp_us", "tail_us"):
+        shown = page.locator(f"[data-test=stage-{key}] .stage-value").inner_text()
+        assert close(shown, st["average"][key]), (key, shown)
+    page.locator("[data-test=step-stages]").scroll_into_view_if_needed()
+    tab.shot("overview-mindspore-stages")
+    assert api(dashboard, "kineto_gpu", "overview")["step_stages"] is None
+
     st = api(dashboard, "ascend", "step-trace")["data"]
     page = open_page(tab, dashboard, "ascend", "step-trace", f"step={st['steps'][0]['step']}")
     charts_rendered(page, "[data-test=step-chart]", 1)

@@ -21,7 +21,7 @@ from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Modules, OpTypes
-from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
+from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
 from mindinsight_profiler.server.answers.base import Where
 
 
@@ -55,6 +55,14 @@ class OverviewMemory(Record, frozen=True, kw_only=True):
     devices: list[OverviewMemoryDevice]
 
 
+class OverviewStepStages(Record, frozen=True, kw_only=True):
+    """MindSpore's own step split (its step-trace file), as MindInsight's overview shows it."""
+
+    fp_point: str | None
+    bp_point: str | None
+    average: StepTraceAverage
+
+
 class Overview(Where, frozen=True, kw_only=True):
     """`/runs/<run>/overview`: the report's summary sections, cut for the overview page."""
 
@@ -66,6 +74,7 @@ class Overview(Where, frozen=True, kw_only=True):
     gpu: GpuSummary | None
     npu: Npu | None
     op_types: OpTypes | None
+    step_stages: OverviewStepStages | None  # MindSpore step-trace files only
     breakdown_per_step_us: list[Breakdown]
     data_pipeline: OverviewDataPipeline | None
     memory: OverviewMemory | None

@@ -61,11 +61,24 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return {
         **target.where(),
         **{k: r.get(k) for k in OVERVIEW_KEYS},
+        "step_stages": _step_stages(r.get("step_trace")),
         "breakdown_per_step_us": r.get("breakdown_per_step_us") or [],
         "data_pipeline": _data_pipeline_summary(r.get("data_pipeline")),
         "memory": _memory_peaks(r.get("memory")),
         "distributed": r.get("distributed"),
         "parallel": r.get("parallel"),
+    }
+
+
+def _step_stages(step_trace: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The step stages MindSpore's profiler recorded (not those we derive from operators:
+    the overview's breakdown already says where a PyTorch step goes)."""
+    if not step_trace or step_trace.get("source") != "step_trace_table":
+        return None
+    return {
+        "fp_point": step_trace["fp_point"]["name"],
+        "bp_point": step_trace["bp_point"]["name"],
+        "average": step_trace["average"],
     }
 
 

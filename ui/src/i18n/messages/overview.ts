@@ -40,6 +40,15 @@ const en = {
   more: 'Details',
   format: 'Input format',
   noVerdict: 'No verdict (the input has no data-pipeline figures to judge)',
+  stages: {
+    title: 'Step stages (MindSpore step trace)',
+    over: 'steps averaged: {n}',
+    iteration_interval_us: 'Iteration interval',
+    fp_and_bp_us: 'Forward + backward',
+    tail_us: 'Tail',
+    ofStep: 'of the step',
+    points: 'Split at the forward point {fp} and the backward point {bp} (see Step trace).',
+  },
   npu: {
     title: 'Ascend step view',
     over: 'steps averaged: {n}',
@@ -101,6 +110,15 @@ const zh: typeof en = {
   more: '详情',
   format: '输入格式',
   noVerdict: '无结论（输入没有可判断的数据处理数据）',
+  stages: {
+    title: '迭代阶段（MindSpore 迭代轨迹）',
+    over: '平均迭代数：{n}',
+    iteration_interval_us: '迭代间隙',
+    fp_and_bp_us: '前向 + 反向',
+    tail_us: '迭代拖尾',
+    ofStep: '占迭代',
+    points: '按前向起点 {fp} 与反向终点 {bp} 切分（见迭代轨迹页）。',
+  },
   npu: {
     title: 'Ascend 迭代视图',
     over: '平均迭代数：{n}',
