@@ -320,6 +320,15 @@ def test_empty_operators_of_a_mindspore_run(dashboard: Dashboard, tab: Tab) -> N
     expect(root.locator("[data-test=table-total]")).to_have_attribute(
         "data-total", str(types["total"])
     )
+    # MindInsight's AI CPU tables below, as the API gives them
+    aicpu = api(dashboard, "mindspore", "aicpu")["data"]
+    shown = page.locator("[data-test=aicpu-types] .el-table__body tr")
+    expect(shown).to_have_count(len(aicpu["types"]))
+    assert shown.first.locator("td").first.inner_text().strip() == aicpu["types"][0]["type"]
+    expect(page.locator("[data-test=aicpu-ops] .el-table__body tr")).to_have_count(
+        len(aicpu["ops"])
+    )
+    page.locator("[data-test=aicpu]").scroll_into_view_if_needed()
     tab.shot("operators-mindspore")
     # a type's instances: this input records them as a table (calls and device time each)
     chosen = types["rows"][0]

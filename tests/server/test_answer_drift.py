@@ -59,6 +59,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
         {"group_by": g} for g in ("name", "name_input", "name_stack", "type", "instance")
     ],
     "kernels": [{}, {"group_by": "name_op_launch"}],
+    "aicpu": [{}],
     "timeline": [{}],
     "timeline/search": [{"q": "a"}],
     "timeline/event": [{"index": 0}],

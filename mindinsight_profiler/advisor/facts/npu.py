@@ -26,6 +26,13 @@ from mindinsight_profiler.advisor.model import Evidence
 _BUSY = ("kernel", "memcpy", "memset", "communication")
 #: msprof-analyze's AI CPU check flags operators of at least this duration.
 AICPU_MIN_NS = 20_000
+#: MindSpore's data-queue ops run on the AI CPU by design in dataset-sink mode (they feed
+#: the device from the host queue); no dtype or operator change moves them, and their time
+#: is the data pipeline's (the data rules judge it), so the AI CPU check leaves them out.
+DATA_QUEUE_OPS = frozenset(
+    {"GetNext", "DynamicGetNext", "DynamicGetNextV2", "InitData", "InitDataSetQueue"}
+    | {"EndOfSequence", "QueueData", "GetNextFromQueue"}
+)
 
 
 def _free(ctx: Context) -> tuple[float, float, list[float] | None, str]:
@@ -104,8 +111,31 @@ def _aicpu_ops(ctx: Context) -> list[dict[str, Any]]:
     raise Unavailable("needs an Ascend export that names each kernel's core (AI CPU or not)")
 
 
+def _steps(ctx: Context) -> list[tuple[int, int]]:
+    """The profiled steps as [start, end) ns (empty when the report names none)."""
+    steps = ctx.report.get("steps") or {}
+    starts, durations = steps.get("start_ns") or [], steps.get("durations_us") or []
+    return [(int(s), int(s + d * 1000)) for s, d in zip(starts, durations, strict=False)]
+
+
+def _in_steps(op: dict[str, Any], steps: list[tuple[int, int]]) -> int:
+    """ns of the op inside the steps (all of it when the steps are unknown)."""
+    if not steps:
+        return int(op["end_ns"] - op["start_ns"])
+    return sum(max(0, min(op["end_ns"], e) - max(op["start_ns"], s)) for s, e in steps)
+
+
 def _slow_aicpu(ctx: Context) -> list[dict[str, Any]]:
-    ops = [op for op in _aicpu_ops(ctx) if op["end_ns"] - op["start_ns"] >= AICPU_MIN_NS]
+    """AI CPU executions of at least 20 us that fall in the steps (`in_step_ns`), data-queue
+    ops left out: a saving must be step time an action can remove."""
+    steps = _steps(ctx)
+    ops = []
+    for op in _aicpu_ops(ctx):
+        if op["name"].split("-")[0] in DATA_QUEUE_OPS:
+            continue
+        inside = _in_steps(op, steps)
+        if op["end_ns"] - op["start_ns"] >= AICPU_MIN_NS and inside > 0:
+            ops.append({**op, "in_step_ns": inside})
     return sorted(ops, key=lambda op: op["start_ns"] - op["end_ns"])
 
 
@@ -113,7 +143,8 @@ def _slow_aicpu(ctx: Context) -> list[dict[str, Any]]:
     "npu.aicpu_count",
     "count",
     "Number of operator executions on the AI CPU lasting at least 20 us (msprof-analyze's "
-    "AI CPU check); evidence: those executions, longest first.",
+    "AI CPU check) inside the profiled steps, MindSpore's data-queue ops (GetNext, "
+    "InitData, EndOfSequence...) left out; evidence: those executions, longest first.",
     "an Ascend export that names each kernel's core",
 )
 def aicpu_count(ctx: Context) -> Observed:
@@ -137,9 +168,10 @@ def aicpu_count(ctx: Context) -> Observed:
 @fact(
     "npu.aicpu_us",
     "us",
-    "Time per step in AI CPU operator executions of at least 20 us, microseconds.",
+    "Time per step in AI CPU operator executions of at least 20 us, the part inside the "
+    "steps only, microseconds.",
     "an Ascend export that names each kernel's core",
 )
 def aicpu_us(ctx: Context) -> float:
-    total = sum(op["end_ns"] - op["start_ns"] for op in _slow_aicpu(ctx)) / 1000.0
+    total = sum(op["in_step_ns"] for op in _slow_aicpu(ctx)) / 1000.0
     return total / max(int((ctx.report.get("steps") or {}).get("count") or 1), 1)

@@ -100,3 +100,35 @@ class Modules(Record, frozen=True, kw_only=True):
     """Modules of a trace recorded `with_modules`, by host total time, largest first."""
 
     modules: list[ModuleRow]
+
+
+class AicpuType(Record, frozen=True, kw_only=True):
+    """One AI CPU op type (name up to "-") over its calls (`aicpu_intermediate_*.csv`)."""
+
+    type: str
+    calls: int
+    total_us: float
+    dispatch_us: float | None  # None: the file has no dispatch column
+    execution_us: float | None
+    percent: float  # of all AI CPU time
+
+
+class AicpuOp(Record, frozen=True, kw_only=True):
+    """One AI CPU op (the file's `kernel_type`) over its calls, with per-call means."""
+
+    name: str
+    type: str
+    calls: int
+    total_us: float
+    dispatch_us: float | None
+    execution_us: float | None
+    mean_us: float
+    mean_dispatch_us: float | None
+
+
+class Aicpu(Record, frozen=True, kw_only=True):
+    """MindInsight's AI CPU tables: per op type and per op, most total time first."""
+
+    call_count: int
+    types: list[AicpuType]
+    ops: list[AicpuOp]

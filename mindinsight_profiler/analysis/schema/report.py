@@ -21,6 +21,7 @@ from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.memory import Memory
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import (
+    Aicpu,
     KernelRow,
     Modules,
     OperatorRow,
@@ -51,6 +52,7 @@ class Report(Record, frozen=True, kw_only=True):
     modules: Modules | None
     operators: list[OperatorRow]
     kernels: list[KernelRow]
+    aicpu: Aicpu | None  # MindSpore's AI CPU table (aicpu_intermediate_*.csv)
     distributed: Distributed | None
     parallel: Parallel | None
 

@@ -19,6 +19,7 @@ from mindinsight_profiler.server.answers.memory import (
 )
 from mindinsight_profiler.server.answers.runs import RunDetail, RunList
 from mindinsight_profiler.server.answers.sections import (
+    AicpuAnswer,
     CommunicationAnswer,
     DataPipelineAnswer,
     MemoryAnswer,
@@ -51,6 +52,7 @@ ENDPOINT_ANSWERS: dict[str, type | tuple[type, ...]] = {
     "/runs/<run>/advice": AdviceAnswer,
     "/runs/<run>/operators": (OperatorPage, OperatorTypePage, InstancePage),
     "/runs/<run>/kernels": KernelPage,
+    "/runs/<run>/aicpu": AicpuAnswer,
     "/runs/<run>/timeline": TimelineAnswer,
     "/runs/<run>/timeline/search": SearchAnswer,
     "/runs/<run>/timeline/event": EventAnswer,

@@ -20,7 +20,7 @@ from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline, Dat
 from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
 from mindinsight_profiler.analysis.schema.npu import Npu
-from mindinsight_profiler.analysis.schema.operators import Modules, OpTypes
+from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTypes
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
 from mindinsight_profiler.server.answers.base import Where
 
@@ -80,6 +80,12 @@ class Overview(Where, frozen=True, kw_only=True):
     memory: OverviewMemory | None
     distributed: Distributed | None
     parallel: Parallel | None
+
+
+class AicpuAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/aicpu`: MindSpore's AI CPU tables (null for inputs without them)."""
+
+    data: Aicpu | None
 
 
 class StepTraceAnswer(Where, frozen=True, kw_only=True):

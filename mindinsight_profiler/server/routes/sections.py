@@ -87,6 +87,12 @@ def _section(run: str, p: dict[str, Any], key: str) -> dict[str, Any]:
     return {**target.where(), "data": access.report(target).get(key)}
 
 
+@endpoint(bp, "/runs/<run>/aicpu", schemas.Query, schemas.Section)
+def aicpu(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """MindSpore's AI CPU tables: per op type and per op (null without an AI CPU file)."""
+    return _section(run, p, "aicpu")
+
+
 @endpoint(bp, "/runs/<run>/step-trace", schemas.StepTraceQuery, schemas.Section)
 def step_trace(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Step trace: FP/BP points, stages and per-step iteration interval, FP+BP and tail."""

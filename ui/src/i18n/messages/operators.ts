@@ -1,5 +1,15 @@
 const en = {
   title: 'Operators',
+  aicpu: {
+    title: 'AI CPU operators',
+    calls: '{n} calls (aicpu_intermediate file)',
+    type: 'Op type',
+    op: 'Op',
+    total: 'Total',
+    mean: 'Mean',
+    meanDispatch: 'Mean dispatch',
+    execution: 'Execution (sum)',
+  },
   view: {
     label: 'View',
     type: 'By type',
@@ -72,6 +82,16 @@ const en = {
 
 const zh: typeof en = {
   title: '算子',
+  aicpu: {
+    title: 'AI CPU 算子',
+    calls: '{n} 次调用（aicpu_intermediate 文件）',
+    type: '算子类型',
+    op: '算子',
+    total: '总时间',
+    mean: '平均',
+    meanDispatch: '平均下发时间',
+    execution: '执行时间（合计）',
+  },
   view: {
     label: '视图',
     type: '按类型',
