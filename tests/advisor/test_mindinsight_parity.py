@@ -8,7 +8,8 @@ how its proposers compute it (mindinsight @ e233ee19, proposer/allproposers):
   processing stage; CPU "90" = 100 - round(mean idle) = 100 - 10 (user+sys would be 40).
 - minddata_pipeline: ImageFolderOp_3 (a source op whose queue stays under 0.6) -> tune
   num_parallel_workers.
-Our findings must carry each of these, with the same figures.
+Our findings must carry each of these, with the same figures, except the step-interval
+tip: that average row does not add up (total 0), so we do not use it (see the test).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from tests.conftest import shared
 def test_run_2_findings_cover_mindinsights_helper(advisor_ws: Path) -> None:
     advice = advise_path(shared("mindspore_legacy/run_2"), advisor_ws, worker="rank1")
 
-    interval = fires(advice, "iteration_interval")
-    assert round(interval.facts["data.iteration_interval_us"] / 1000, 2) == 12.43  # > 0.5 ms
+    # Deliberate difference: MindInsight's step-interval tip reads the file's average row
+    # (12.43 ms), a hand-edited row whose stages do not add up to its total (0); its only
+    # step has interval 0. We do not use such a row (test_minddata_rules), so no tip here.
+    assert not any(f.id == "iteration_interval" for f in advice.findings)
 
     host = fires(advice, "minddata_host_queue_empty")
     assert (host.facts["data.host_queue_empty"], host.facts["data.host_queue_batches"]) == (1, 1)

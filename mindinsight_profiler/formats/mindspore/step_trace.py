@@ -12,7 +12,8 @@ The last row is an average (`step_num` "-", or "0" in hand-edited fixtures); row
 step number is not a positive integer are summary rows and are not steps. The stage
 durations of the last summary row are kept as written (`profiler_average_ns`, in
 `trace.meta["step_trace_profiler_average_ns"]`): MindInsight's advisor reads that row, not
-a recomputed average, so parity with it needs the profiler's own figures.
+a recomputed average, so parity with it needs the profiler's own figures. A row whose
+stages do not add up to its total (hand-edited fixtures) is not kept, and a warning says so.
 """
 
 from __future__ import annotations
@@ -105,6 +106,21 @@ def _summary_row(summary: CsvTable, hz: int) -> dict[str, int] | None:
     return out or None
 
 
+#: How far the written stages may be from the written total (rounding of syscnt).
+_ADD_UP_TOLERANCE = 0.01
+
+
+def _consistent(row: dict[str, int]) -> bool:
+    """Whether an average row's stages add up to its total, as the profiler writes them;
+    a hand-edited row (total 0 beside a 12 ms interval) would make the advisor and the
+    step-trace page disagree, so it is only kept when it holds together."""
+    stages = [row[k] for k in ("iteration_interval", "fp_and_bp", "tail") if k in row]
+    total = row.get("total", 0)
+    if total <= 0 or len(stages) < 3:
+        return False
+    return abs(sum(stages) - total) <= _ADD_UP_TOLERANCE * total
+
+
 def add_step_trace(builder: TraceBuilder, parsed: dict[str, Any]) -> None:
     """Step points as a side table, steps as `ProfilerStep#N` ranges, stages as ranges.
 
@@ -113,8 +129,14 @@ def add_step_trace(builder: TraceBuilder, parsed: dict[str, Any]) -> None:
     """
     step = parsed["step"]
     n = len(step)
-    if parsed.get("profiler_average_ns"):
-        builder.meta["step_trace_profiler_average_ns"] = parsed["profiler_average_ns"]
+    written = parsed.get("profiler_average_ns")
+    if written and _consistent(written):
+        builder.meta["step_trace_profiler_average_ns"] = written
+    elif written:
+        builder.warn(
+            "step trace: the file's average row is not used: its stages do not add up to its "
+            f"total ({written}); averages are recomputed from the step rows"
+        )
     builder.add_table(
         STEP_TABLE,
         {k: parsed[k] for k in ("step", "start_ns", "fp_ns", "bp_ns", "end_ns")},
