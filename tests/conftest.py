@@ -22,3 +22,22 @@ def shared(relative: str) -> Path:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return tmp_path / "workspace"
+
+
+def _sqlite_side_files() -> set[Path]:
+    """SQLite journals beside the shared databases: opening a database without
+    `immutable=1` can create them, which would modify the user's profiler output."""
+    return {
+        p
+        for pattern in ("*.db-wal", "*.db-shm", "*.db-journal")
+        for p in SHARED_DATA.glob(f"ascend_pytorch_db/**/{pattern}")
+    }
+
+
+@pytest.fixture(autouse=True, scope="session")
+def shared_data_untouched() -> object:
+    """Fail the session when a test left SQLite side files in ../shared/data."""
+    before = _sqlite_side_files()
+    yield
+    created = _sqlite_side_files() - before
+    assert not created, f"tests wrote beside the shared databases: {sorted(map(str, created))}"

@@ -85,7 +85,7 @@ def test_text_export_rows_equal_kernel_details_csv() -> None:
 
 def test_db_export_rows_equal_compute_task_info() -> None:
     path = shared(DB) / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     sql = """SELECT n.value, c.value, t.value, i.blockDim, d.value
              FROM COMPUTE_TASK_INFO i JOIN STRING_IDS n ON n.id = i.name
              JOIN STRING_IDS c ON c.id = i.taskType JOIN STRING_IDS t ON t.id = i.opType

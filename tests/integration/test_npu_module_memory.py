@@ -42,7 +42,7 @@ def test_text_export_equals_npu_module_mem_csv() -> None:
 
 def test_db_export_equals_npu_module_mem_table() -> None:
     path = shared(DB) / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     sql = """SELECT m.name, MAX(n.totalReserved) FROM NPU_MODULE_MEM n
              JOIN ENUM_MODULE m ON m.id = n.moduleId GROUP BY m.name"""
     expected = {name: int(peak) for name, peak in db.execute(sql) if peak > 0}
