@@ -333,3 +333,13 @@ def test_report_op_types_are_the_tools(rank: str) -> None:
     assert "TransData" in top and not comm & set(top)
     rows = {(r["op_type"], r["core_type"]): r for r in report["npu"]["op_types"]}
     assert ("MatMulV2", "AI_CORE") in rows
+
+
+def test_level0_export_without_op_types_has_no_nameless_type() -> None:
+    """Level 0 writes "N/A" as every kernel's Type: there are no kernel op types, so the
+    report falls back to the operators' own types rather than one nameless type at 100 %."""
+    report = build_report(_trace(RANKS[0]))
+    assert report["npu"]["op_types"] is None
+    types = report["op_types"]["types"]
+    assert types and all(t["type"] for t in types)
+    assert report["op_types"]["by"] != "kernel_ns"

@@ -23,7 +23,9 @@ Table = dict[str, list[Any]]
 def op_type_statistics(trace: Trace) -> Table | None:
     """Rows (op type, core type, count, total/avg/min/max ns), most total time first.
 
-    None when the trace has no kernel_details side table (no op types to group by).
+    None when the trace has no kernel_details side table, or when it names no op type (a
+    level-0 export writes "N/A" in every Type cell): then there are no op types to group by,
+    and one nameless type holding all the time would say nothing.
     """
     kd = trace.tables.get("kernel_details")
     if kd is None or "event" not in kd:
@@ -32,6 +34,9 @@ def op_type_statistics(trace: Trace) -> Table | None:
     event = kd["event"]
     ok = event >= 0
     ok[ok] = (ev["kind"][event[ok]] == Kind.KERNEL) & ~comm_kernel_mask(trace)[event[ok]]
+    ok &= kd["op_type"] >= 0
+    if not ok.any():
+        return None
     event = event[ok]
     type_code = kd["op_type"][ok].astype(np.int64)
     core_code = kd["core_type"][ok].astype(np.int64)
