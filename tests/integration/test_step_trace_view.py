@@ -197,10 +197,17 @@ def test_mindspore_equals_the_csv(folder: str, rank: int) -> None:
     stages = [c.removesuffix("_end_point") for c in header if c.endswith("_end_point")]
     for row, step in zip(rows, section["steps"], strict=True):
         got = {c["name"]: c for c in step["collectives"]}
-        assert set(got) == set(stages)
-        for s in stages:
-            start = int(row[header.index(f"{s}_start_point")]) * 10
-            end = int(row[header.index(f"{s}_end_point")]) * 10
+        points = {
+            s: (int(row[header.index(f"{s}_start_point")]) * 10,
+                int(row[header.index(f"{s}_end_point")]) * 10)
+            for s in stages
+        }  # fmt: skip
+        # A stage with 0 points was not recorded in this step (profiler_fixtures rank 10,
+        # steps 21-40): not shown, as in MindInsight, rather than drawn at syscnt 0.
+        recorded = [s for s, (start, end) in points.items() if start > 0 and end > start]
+        assert set(got) == set(recorded)
+        for s in recorded:
+            start, end = points[s]
             assert _ns(got[s]["duration_us"]) == end - start
             assert _ns(got[s]["start_us"]) + section["origin_ns"] == start
 

@@ -122,7 +122,14 @@ def _ms_points(trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _from_table(trace: Trace) -> _Timeline:
-    """MindSpore: the points as MindSpore wrote them (`step_trace_raw_*_detail_time.csv`)."""
+    """MindSpore: the points as MindSpore wrote them (`step_trace_raw_*_detail_time.csv`).
+
+    A reduce stage MindSpore did not record in a step has 0 for its points (in
+    profiler_fixtures' rank 10, steps 21-40 hold no stage at all): it is left out of that
+    step, as MindInsight leaves it out of the step's graph, instead of being drawn at
+    syscnt 0, i.e. minutes before the step. The average still counts it as 0 there, as
+    MindSpore's own average row does.
+    """
     t = trace.tables[STEP_TABLE]
     order = np.argsort(t["step"], kind="stable")
     step = t["step"][order]
@@ -137,6 +144,7 @@ def _from_table(trace: Trace) -> _Timeline:
     else:
         pos = np.searchsorted(step, red["step"])
         ok = (pos < n) & (step[np.clip(pos, 0, n - 1)] == red["step"])
+        ok &= (red["start_ns"] > 0) & (red["end_ns"] > red["start_ns"])  # recorded in the step
         pos, names = pos[ok], trace.strings.lookup(red["stage"][ok])
         rs, re = red["start_ns"][ok], red["end_ns"][ok]
     return _Timeline(
