@@ -18,7 +18,9 @@ Where we differ from MindInsight, the test says why and asserts our documented v
   compilation). Equal where the row is that average (profiler_fixtures ranks 0 and 10);
   run_2's row is hand-edited (total 0, interval 12.43 ms for a 23.7 ms step) and
   cluster_propose's averages steps that are not in the file. The written row is still what
-  the advisor and the `parallel` section use, as MindInsight's proposers do: equal there.
+  the advisor and the `parallel` section use, as MindInsight's proposers do: equal there,
+  except on run_2, whose row does not add up (total 0) and is not used at all: no
+  step-interval tip there, where MindInsight shows one.
 - Op-type percent: MindInsight's `AicoreTypeAnalyser` multiplies the file's percent column,
   already in percent, by 100 (MatMul 8947.0); we show the share in percent (89.47).
 - profiler_fixtures rank 1: its type CSV and detail CSV come from different MindInsight
@@ -539,9 +541,13 @@ def test_step_average(case: tuple[str, int]) -> None:
     got = [average[f"{stage}_us"] / 1000 for stage in STAGES]
     # What MindInsight compares between ranks and its proposer reads is the written row; so
     # do our advisor and the `parallel` section (cluster page), where the rank has one.
-    written = _trace(*case).meta["step_trace_profiler_average_ns"]
-    assert written["iteration_interval"] / 1e6 == pytest.approx(STEP_AVERAGE[case][1], abs=ROUNDED)
-    if report["parallel"] is not None:
+    written = _trace(*case).meta.get("step_trace_profiler_average_ns")
+    if case[0] == RUN2:  # hand-edited row (total 0): not kept, see test_minddata_rules
+        assert written is None
+    else:
+        interval = written["iteration_interval"] / 1e6
+        assert interval == pytest.approx(STEP_AVERAGE[case][1], abs=ROUNDED)
+    if report["parallel"] is not None and written is not None:
         interval = report["parallel"]["iteration_interval_us"] / 1000
         assert interval == pytest.approx(STEP_AVERAGE[case][1], abs=ROUNDED)
     if case[0] == FIXTURES:  # the row is the average of steps 2..N: equal
@@ -696,8 +702,11 @@ def test_cluster_step_trace_data_parallel() -> None:
                          CLUSTER_RUN2[1], strict=True):  # fmt: skip
         assert step[f"{key}_us"] / 1000 == pytest.approx(want, abs=ROUNDED)
         assert row[f"{key}_us"] / 1000 == pytest.approx(want, abs=ROUNDED)
-    interval = report["parallel"]["iteration_interval_us"] / 1000  # the written row: equal
-    assert interval == pytest.approx(CLUSTER_RUN2[0][0], abs=ROUNDED)
+    # MindInsight shows the written row's 12.4321 ms; that row does not add up (total 0) so
+    # we use the step's own interval (documented difference, test_minddata_rules).
+    interval = report["parallel"]["iteration_interval_us"] / 1000
+    assert interval == pytest.approx(step["iteration_interval_us"] / 1000, abs=ROUNDED)
+    assert interval != pytest.approx(CLUSTER_RUN2[0][0], abs=ROUNDED)
     assert CLUSTER_RUN2[0][1:] == [0.0, 0.0, 0.0]  # the row's stages, which we do not show
 
 
@@ -706,11 +715,14 @@ def test_helper_proposals(case: tuple[str, int], tmp_path: Path) -> None:
     want = PROPOSALS[case]
     advice = advise_path(shared(case[0]), tmp_path, worker=f"rank{case[1]}")
     threshold_ms = float(want["step_trace-iter_interval"][0])
-    interval = fires(advice, "iteration_interval")
-    assert interval.facts["data.iteration_interval_us"] / 1000 > threshold_ms
-    assert interval.facts["data.iteration_interval_us"] / 1000 == pytest.approx(
-        STEP_AVERAGE[case][1], abs=ROUNDED
-    )
+    if case[0] == RUN2:  # documented difference: MindInsight's tip reads a row we do not use
+        does_not_fire(advice, "iteration_interval")
+    else:
+        interval = fires(advice, "iteration_interval")
+        assert interval.facts["data.iteration_interval_us"] / 1000 > threshold_ms
+        assert interval.facts["data.iteration_interval_us"] / 1000 == pytest.approx(
+            STEP_AVERAGE[case][1], abs=ROUNDED
+        )
     host = fires(advice, "minddata_host_queue_empty")
     empty, total, full, _ = want["minddata_device_queue"]
     assert (host.facts["data.host_queue_empty"], host.facts["data.host_queue_batches"]) == (
