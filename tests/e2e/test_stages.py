@@ -187,7 +187,12 @@ def test_data_pipeline_of_mindspore(dashboard: Dashboard, tab: Tab) -> None:
     assert page.locator("[data-test=ops-table] tr.focused-row").count() == 1
     suggestions = page.locator("[data-test=suggestion]").all_inner_texts()
     assert [s.strip() for s in suggestions] == dp["pipeline_verdict"]["suggestions"]
+    # MindData's CPU sampling as curves, and user + system per step
+    assert dp["cpu"]["curves"]["per_step"]["steps"] == ["1"]
+    charts_rendered(page, "[data-test=cpu-curves]", 2)
     tab.shot("data-pipeline-mindspore")
+    page.locator("[data-test=cpu-curves]").scroll_into_view_if_needed()
+    tab.shot("data-pipeline-mindspore-cpu")
     # focusing a queue from the flow
     page.locator("[data-flow=chip_queue]").click()
     page.wait_for_url(re.compile(r"[?&]focus=chip_queue"))

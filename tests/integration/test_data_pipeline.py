@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
+from mindinsight_profiler.analysis.report import build_report
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 from tests.conftest import shared
@@ -121,7 +122,16 @@ def test_mindspore_queues_and_cpu() -> None:
     assert section["verdict"]["bottleneck"] == "data_processing"
     assert section["data_wait"]["per_step_us"] == [1.0, 0.0, 1.0]
     # minddata_cpu_utilization_1.json: user [10,20,30] + sys [10,20,30] -> 40 % on average.
-    assert section["cpu"] == {"device_pct": 40.0, "process_pct": 40.0, "per_op_pct": {"1": 40.0}}
+    cpu = dict(section["cpu"])
+    curves = cpu.pop("curves")
+    assert cpu == {"device_pct": 40.0, "process_pct": 40.0, "per_op_pct": {"1": 40.0}}
+    # The curves: values as sampled; value i at time stamp i + 1 (10, 20, 30 -> 20, 30), both
+    # after device_queue_profiling_1.txt's only queue line (step 1, time 10): step 1, whose
+    # mean user + sys is (20 + 40) / 2 = 30 %: MindInsight's step-filtered 15 % user + 15 %
+    # sys (the last value has no time stamp and is left out, as MindInsight does).
+    assert curves["series"]["device_user"] == [10.0, 20.0, 30.0]
+    assert curves["sample_steps"] == ["1", "1"]
+    assert curves["per_step"] == {"steps": ["1"], "device_pct": [30.0], "process_pct": [30.0]}
     # ImageFolderOp_3 is the only source, empty queue: "reading is slow".
     assert section["pipeline_verdict"]["suggestions"] == [
         "ImageFolderOp_3: increase num_parallel_workers of the dataset (reading is slow)"
@@ -177,3 +187,30 @@ def test_probe_queue_depth(tmp_path: Path) -> None:
 def test_nothing_to_say_gives_none(tmp_path: Path) -> None:
     trace = read_trace(write_trace(tmp_path / "t.json", [op("aten::add", 0, 10)]))
     assert data_pipeline_section(trace) is None
+
+
+def test_mindspore_cpu_curves_per_step_on_a_real_run() -> None:
+    """MindSpore 2.10 on CPU (mdprofiler): each CPU value is placed on the step of
+    dataset_iterator_profiling's last queue line at or before its time stamp (value i at
+    stamp i + 1), steps renumbered from 1; recomputed here from the two files."""
+    base = shared("mindspore_cpu/legacy_pynative_mdprofiler")
+    md = base / "minddata_profiling"
+    doc = json.loads((md / "minddata_cpu_utilization_0.json").read_text())
+    queue = [ln.split() for ln in (md / "dataset_iterator_profiling_0.txt").read_text().split("\n")]
+    lines = [(int(c[2]), int(c[4])) for c in queue if c and c[0] == "1"]
+    first = lines[0][0]
+    expected = []
+    for stamp in doc["time_stamp"][1:]:
+        before = [s for s, t in lines if t <= stamp]
+        expected.append(str(before[-1] - first + 1) if before else "0")
+    section = build_report(read_trace(next(base.glob("*_ascend_ms"))))["data_pipeline"]
+    curves = section["cpu"]["curves"]
+    assert curves["sample_steps"] == expected and len(expected) == 3
+    user, sys = doc["process_info"]["user_utilization"], doc["process_info"]["sys_utilization"]
+    by_step: dict[str, list[float]] = {}
+    for i, step in enumerate(expected):
+        by_step.setdefault(step, []).append(user[i] + sys[i])
+    assert curves["per_step"]["steps"] == list(by_step)
+    assert curves["per_step"]["process_pct"] == [
+        pytest.approx(sum(v) / len(v)) for v in by_step.values()
+    ]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.analysis.data_pipeline import minddata_rules as md
+from mindinsight_profiler.analysis.data_pipeline.cpu_steps import cpu_curves
 from mindinsight_profiler.analysis.data_pipeline.wait import loader_wait_per_step
 from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
@@ -87,6 +88,8 @@ def _mindspore(trace: Trace) -> dict[str, Any]:
         total = sum(max(n, 0) for n in by_op.values())
         workers = _workers(total, None, None, by_op, None)
     cpu = md.cpu_use(trace)
+    if cpu is not None:
+        cpu["curves"] = cpu_curves(trace)
     return _section(
         "mindspore",
         _getnext_wait(trace),

@@ -71,12 +71,31 @@ class PipelineVerdict(Record, frozen=True, kw_only=True):
     suggestions: list[str]
 
 
+class CpuPerStep(Record, frozen=True, kw_only=True):
+    """Mean user + system CPU % per step, over the samples MindInsight places in each."""
+
+    steps: list[str]  # "0": samples before the first queue step
+    device_pct: list[float | None] | None
+    process_pct: list[float | None] | None
+
+
+class CpuCurves(Record, frozen=True, kw_only=True):
+    """The sampled CPU use (analysis.data_pipeline.cpu_steps): percent per sample."""
+
+    sampling_interval_ms: float | None
+    samples: int
+    series: dict[str, list[float]]  # device_user/sys/io/idle, process_user/sys
+    sample_steps: list[str] | None  # step of each value (None: no host queue log to map)
+    per_step: CpuPerStep | None
+
+
 class CpuUse(Record, frozen=True, kw_only=True):
     """Mean user + system CPU use (percent) of the machine, the process and each op."""
 
     device_pct: float | None
     process_pct: float | None
     per_op_pct: dict[str, float | None]  # by op id
+    curves: CpuCurves | None
 
 
 class DataVerdict(Record, frozen=True, kw_only=True):

@@ -177,7 +177,10 @@ def read_queue_log(path: Path) -> dict[str, np.ndarray]:
     second = parse_numbers(path, cells[1], "line", "int64")
     step = parse_numbers(path, cells[2], "line", "int64")
     value = parse_numbers(path, cells[3], "line", "float64")
-    return {"record": record, "second": second, "step": step, "value": value}
+    # the sampling time (5th field; MindInsight maps CPU samples to steps with it)
+    ts_cells = [ln[4] if len(ln) > 4 else "-1" for ln in lines]
+    ts = parse_numbers(path, ts_cells, "line", "int64")
+    return {"record": record, "second": second, "step": step, "value": value, "ts": ts}
 
 
 def add_queue_log(b: TraceBuilder, source: str, rows: dict[str, np.ndarray]) -> None:
@@ -188,6 +191,7 @@ def add_queue_log(b: TraceBuilder, source: str, rows: dict[str, np.ndarray]) -> 
         "step": rows["step"][q],
         "size": rows["value"][q].astype(np.int64),
         "capacity": rows["second"][q],
+        "ts": rows["ts"][q],
     }
     time = {
         "source": b.codes([source] * int(t.sum())),
@@ -234,12 +238,16 @@ def read_cpu_utilization(path: Path) -> dict[str, Any]:
         names += [name] * len(vals)
         samples += range(len(vals))
         values += vals
+    stamps = doc.get("time_stamp") or []
+    if not isinstance(stamps, list) or not all(isinstance(v, int | float) for v in stamps):
+        raise InputError(path, "time_stamp: not a list of numbers")
     return {
         "series": names,
         "sample": np.array(samples, dtype=np.int64),
         "value": np.array(values, dtype=np.float64),
         "sampling_interval_ms": doc.get("sampling_interval"),
         "cpu_count": doc.get("cpu_processor_num"),
+        "time_stamp": np.array(stamps, dtype=np.int64),
     }
 
 
@@ -248,6 +256,7 @@ def add_cpu_utilization(b: TraceBuilder, parsed: dict[str, Any]) -> None:
         "minddata_cpu",
         {"series": b.codes(parsed["series"]), "sample": parsed["sample"], "value": parsed["value"]},
     )
+    b.add_table("minddata_cpu_time", {"ts": parsed["time_stamp"]})
     b.meta["minddata_cpu_sampling_interval_ms"] = parsed["sampling_interval_ms"]
     b.meta["cpu_count"] = parsed["cpu_count"]
 

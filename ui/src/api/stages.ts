@@ -23,6 +23,7 @@ export type {
   DataPipeline,
   DataPipelineAnswer,
   DataVerdict as Verdict,
+  CpuCurves,
   DataWait,
   HostQueueSteps,
   PipelineOp,
