@@ -31,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a trace file, or a run folder; or an s3://, gs://, az://, file:// URL",
     )  # fmt: skip
     p.add_argument("--worker", help="worker to advise on (default: the first)")
+    p.add_argument("--run", help="run to read when the folder holds several (its name)")
     p.add_argument("--span", help="span (default: the worker's first)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text output")
@@ -118,7 +119,7 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mindinsight_profiler.formats.discovery import pick_run
+    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
     from mindinsight_profiler.pipeline.advice import advise_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -127,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
     runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
-    run_ = pick_run(runs, args.worker)
+    run_ = pick_run(runs, args.worker, args.run)
     if len(runs) > 1:
-        print(f"mindinsight: {len(runs)} runs found, advising on {run_.name}", file=sys.stderr)
+        print(several_runs_note(runs, run_, "advising on"), file=sys.stderr)
     file = run_.select(args.worker, args.span)
     points = StepPoints.from_environ(os.environ)  # read where settings enter
     advice = advise_file(file, run_, workspace, args.rules_dir, points)

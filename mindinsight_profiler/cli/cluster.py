@@ -35,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, help="local analysis processes (default: CPU count)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--span", help="span to analyse (default: each worker's first)")
+    p.add_argument("--run", help="run to compare when the folder holds several (its name)")
     p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     bar = p.add_mutually_exclusive_group()
@@ -94,6 +95,7 @@ def render_table(view: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.cli.progress import ProgressBar
+    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
     from mindinsight_profiler.pipeline.scale import RankFailures, summarise_run
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -103,10 +105,9 @@ def run(args: argparse.Namespace) -> int:
     runs = discover_location(args.path, workspace)
     if not runs:
         raise InputError(args.path, "no profiler output found")
-    target = runs[0]
+    target = pick_run(runs, None, args.run)
     if len(runs) > 1:
-        print(f"mindinsight: {len(runs)} runs found, comparing the ranks of {target.name}",
-              file=sys.stderr)  # fmt: skip
+        print(several_runs_note(runs, target, "comparing the ranks of"), file=sys.stderr)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     bar = ProgressBar(f"analysing {len(target.workers)} ranks") if show else None
     failed: list[dict[str, str]] = []

@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("path", type=parse_location,
                    help="a trace file, or a run folder of trace files" + LOCATION_HELP)  # fmt: skip
     a.add_argument("--worker", help="worker to analyse (default: the first)")
+    a.add_argument("--run", help="run to read when the folder holds several (its name)")
     a.add_argument("--span", help="span to analyse (default: the worker's first)")
     a.add_argument("--top", type=int, default=None, help="rows of the operator and kernel tables")
     a.add_argument("--format", choices=("table", "json"), default="table")
@@ -92,7 +93,7 @@ def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
-    from mindinsight_profiler.formats.discovery import pick_run
+    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
     from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -107,9 +108,9 @@ def _analyse(args: argparse.Namespace) -> int:
             "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
             "MindSpore profiler folders)",
         )
-    run = pick_run(runs, args.worker)
+    run = pick_run(runs, args.worker, args.run)
     if len(runs) > 1:
-        print(f"mindinsight: {len(runs)} runs found, analysing {run.name}", file=sys.stderr)
+        print(several_runs_note(runs, run, "analysing"), file=sys.stderr)
     for note in run.notes:
         print(f"mindinsight: note: {run.name}: {note}", file=sys.stderr)
     file = run.select(args.worker, args.span)

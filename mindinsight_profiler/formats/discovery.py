@@ -11,7 +11,9 @@ A run is a folder holding profiler output of one or more workers:
 
 Kineto traces of several workers in one folder are the ranks of one job only when their
 headers say so (`ranks_of_one_job`); otherwise each worker is a run of its own, named
-`<folder>/<worker>` (`Run.part`), whose spans stay together.
+`<folder>/<worker>` (`Run.part`), whose spans stay together. Worker folders side by side
+are the ranks of one run (their parent), unless two of them name the same worker (MindSpore
+legacy folders each holding rank0..N): then each folder is a run of its own.
 """
 
 from __future__ import annotations
@@ -131,25 +133,70 @@ def discover_tree(tree: Tree, place: Callable[[PurePosixPath], Path]) -> list[Ru
         run = by_path.get(place(f.parent))
         if run is not None and _ANY_JSON.match(f.name) and place(f) not in read:
             run.notes.append(f"{f.name}: not a trace (no traceEvents at its start), ignored")
-    for folder in workers:
-        parent = folder.parent
+    for parent, folders in _by_parent(tree, workers, place).items():
+        if len(folders) > 1 and _workers_collide([f for _, f in folders]):
+            # e.g. MindSpore legacy folders side by side, each holding its own rank0..N:
+            # the same worker twice is not one job, so each folder is a run of its own
+            for folder, own in folders:
+                by_path.setdefault(place(folder), Run(str(folder), place(folder), own))
+            continue
         name = tree.name(ROOT) if parent == ROOT else str(parent)
         run = by_path.setdefault(place(parent), Run(name, place(parent)))
-        run.files.extend(_folder_files(tree, folder, place))
+        for _, own in folders:
+            run.files.extend(own)
     split = [part for run in by_path.values() for part in _split(tree, run, place)]
     return sorted(split, key=lambda r: (r.folder_name, r.part))
 
 
-def pick_run(runs: list[Run], worker: str | None = None) -> Run:
-    """The run a command reads when a location holds several: the first one that has
-    `worker` (so `--worker W` picks the run of W), else the first."""
+def _by_parent(
+    tree: Tree, workers: list[PurePosixPath], place: Callable[[PurePosixPath], Path]
+) -> dict[PurePosixPath, list[tuple[PurePosixPath, list[TraceFile]]]]:
+    """Worker folders grouped by the folder they lie in, each with its workers' files."""
+    out: dict[PurePosixPath, list[tuple[PurePosixPath, list[TraceFile]]]] = {}
+    for folder in workers:
+        out.setdefault(folder.parent, []).append((folder, _folder_files(tree, folder, place)))
+    return out
+
+
+def _workers_collide(groups: list[list[TraceFile]]) -> bool:
+    """Whether two folders name the same worker (and span)."""
+    seen: set[tuple[str, str]] = set()
+    for files in groups:
+        keys = {(f.worker, f.span) for f in files}
+        if keys & seen:
+            return True
+        seen |= keys
+    return False
+
+
+def pick_run(runs: list[Run], worker: str | None = None, name: str | None = None) -> Run:
+    """The run a command reads when a location holds several: the one called `name` (its
+    whole name or its last part, e.g. `cnn_nw2_active5` of `small/cnn_nw2_active5`), else
+    the first one that has `worker` (so `--worker W` picks the run of W), else the first."""
+    if name is not None:
+        found = [r for r in runs if name in (r.name, r.name.rsplit("/", 1)[-1], r.part)]
+        if len(found) != 1:
+            names = ", ".join(r.name for r in runs)
+            why = "no run" if not found else "several runs"
+            raise InputError(runs[0].path, f"{why} called {name!r}; runs: {names}")
+        runs = found
     if worker is not None and len(runs) > 1:
         for run in runs:
             if worker in run.workers:
                 return run
-        found = ", ".join(sorted({w for run in runs for w in run.workers}))
-        raise InputError(runs[0].path, f"no run has worker {worker}; workers: {found}")
+        found_workers = ", ".join(sorted({w for run in runs for w in run.workers}))
+        raise InputError(runs[0].path, f"no run has worker {worker}; workers: {found_workers}")
     return runs[0]
+
+
+def several_runs_note(runs: list[Run], chosen: Run, doing: str) -> str:
+    """What a command says when a location holds several runs: which it reads and how to
+    pick another."""
+    others = ", ".join(r.name for r in runs if r is not chosen)
+    return (
+        f"mindinsight: {len(runs)} runs found, {doing} {chosen.name} "
+        f"(others: {others}; pick one with --run NAME)"
+    )
 
 
 #: Ranks of one job start their profiles together; first events further apart than this

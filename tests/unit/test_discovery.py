@@ -205,6 +205,14 @@ def test_separate_runs_have_their_own_ids_and_cli_worker_picks_its_run(tmp_path:
         }),
         ("hta/trace_filter", {"trace_filter": 2}),
         ("kineto/resnet50_num_workers_0", {"resnet50_num_workers_0": 2}),
+        # MindSpore legacy folders side by side, each holding its own rank0..N: three runs
+        # (they were one run whose `--worker rank0` always meant cluster_propose's)
+        ("mindspore_legacy", {
+            "cluster_propose": 4, "minddata_pipeline": 4, "profiler_fixtures": 3,
+            "run_2/normal_run": 1,
+        }),
+        # Ascend rank folders side by side are the ranks of one run
+        ("ascend_pytorch", {"level0": 2, "level1": 2}),
     ],
 )  # fmt: skip
 def test_real_data_runs(folder: str, expected: dict[str, int]) -> None:
@@ -222,3 +230,16 @@ def test_a_file_that_is_no_trace_splits_no_job(tmp_path: Path) -> None:
     _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2)
     (tmp_path / "job/broken.pt.trace.json").write_text("root:x:0:0:root:/root:/bin/bash\n")
     assert _runs(tmp_path) == {"job": ["broken", "rank0", "rank1"]}
+
+
+def test_run_option_picks_a_run_by_name_in_every_command(tmp_path: Path) -> None:
+    _rank(tmp_path / "mixed/cnn.pt.trace.json", None)
+    _rank(tmp_path / "mixed/other.pt.trace.json", None)
+    for command in ("analyse", "advise", "cluster"):
+        extra = ["--no-cache"] if command == "analyse" else ["--workspace", str(tmp_path / "ws")]
+        r = run_cli(command, tmp_path / "mixed", "--run", "other", "--format", "json", *extra)
+        assert r.returncode == 0, (command, r.stderr)
+        assert "2 runs found" in r.stderr and " mixed/other (others: mixed/cnn;" in r.stderr
+        assert "--run NAME" in r.stderr
+    r = run_cli("cluster", tmp_path / "mixed", "--run", "nope", "--workspace", str(tmp_path / "w"))
+    assert r.returncode != 0 and "no run called 'nope'; runs: mixed/cnn, mixed/other" in r.stderr
