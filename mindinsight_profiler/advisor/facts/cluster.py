@@ -70,36 +70,52 @@ def _step_times(ctx: Context) -> dict[int, float]:
     return out
 
 
+def _lead(ctx: Context) -> tuple[float, float, int]:
+    """(lead in us, the others' reference in us, rank) of the slowest rank, over the steps
+    every rank has: its own time (step minus communication, which holds the waiting) above
+    the others' mean own time where communication is known; else its step above theirs."""
+    summary, _ = cluster_facts_summary(ctx)
+    slowest = summary.get("slowest")
+    if not slowest:
+        raise Unavailable("needs steps on 2+ ranks")
+    if slowest.get("own_us") is not None and slowest.get("others_own_us"):
+        ref = float(slowest["others_own_us"])
+        return float(slowest["own_us"]) - ref, ref, int(slowest["rank"])
+    ref = float(slowest["step_us"]) - float(slowest["over_others_us"])
+    return float(slowest["over_others_us"]), ref, int(slowest["rank"])
+
+
 @fact(
     "cluster.step_excess",
     "ratio",
-    "How far the slowest rank's mean step lies above the mean over all ranks, as a share of "
-    "that mean (the whole step; MindInsight's step-interval check compares the iteration "
-    "interval only: cluster.interval_excess); evidence: every rank's mean step.",
+    "How far the slowest rank's own time per step (its step minus its communication, which "
+    "includes waiting for the others) lies above the other ranks' mean own time, over the "
+    "steps all ranks have, as a share of the latter (the whole step when communication is "
+    "unknown). A rank whose longer step is all waiting has no lead: it arrived early. "
+    "MindInsight's step-interval check compares the iteration interval only "
+    "(cluster.interval_excess); evidence: every rank's mean step.",
     "2+ ranks of the same run",
 )
 def step_excess(ctx: Context) -> Observed:
-    times = _step_times(ctx)
-    mean = float(np.mean(list(times.values())))
-    evidence = _rank_items(times, "rank_mean_step", "cluster")
-    return Observed((max(times.values()) - mean) / mean, evidence)
+    lead, ref, _ = _lead(ctx)
+    evidence = _rank_items(_step_times(ctx), "rank_mean_step", "cluster")
+    return Observed(lead / ref if ref > 0 else 0.0, evidence)
 
 
 @fact(
     "cluster.step_excess_us",
     "us",
-    "Slowest rank's mean step minus the mean over all ranks, microseconds.",
+    "The slowest rank's lead of cluster.step_excess, microseconds per step: what every rank "
+    "waits for it each step.",
     "2+ ranks of the same run",
 )
 def step_excess_us(ctx: Context) -> float:
-    times = _step_times(ctx)
-    return max(times.values()) - float(np.mean(list(times.values())))
+    return max(_lead(ctx)[0], 0.0)
 
 
 @fact("cluster.slowest_rank", "number", "Rank with the longest mean step.", "2+ ranks")
 def slowest_rank(ctx: Context) -> int:
-    times = _step_times(ctx)
-    return max(times, key=lambda r: times[r])
+    return _lead(ctx)[2]
 
 
 def _compute_times(ctx: Context) -> dict[int, float]:

@@ -93,10 +93,11 @@ def _slowest(ranked: list[tuple[int, dict[str, Any]]]) -> dict[str, Any] | None:
     if all(c is not None for c in comm):
         own = steps - np.array(comm, dtype=np.float64)
         mine: float | None = float(own[k])
-        rest = float(np.delete(own, k).mean())
-        slow = rest > 0 and float(own[k]) > (1 + SLOW_SHARE) * rest
+        others = float(np.delete(own, k).mean())
+        rest: float | None = others
+        slow = others > 0 and float(own[k]) > (1 + SLOW_SHARE) * others
     else:  # no communication figures: the step itself is all there is to judge by
-        mine, slow = None, ref > 0 and steps[k] > (1 + SLOW_SHARE) * ref
+        mine, rest, slow = None, None, ref > 0 and steps[k] > (1 + SLOW_SHARE) * ref
     return {
         "rank": ranks[k],
         "step_us": float(steps[k]),
@@ -106,6 +107,7 @@ def _slowest(ranked: list[tuple[int, dict[str, Any]]]) -> dict[str, Any] | None:
         "over_fastest_us": float(steps[k] - steps.min()),
         "steps_compared": common,
         "own_us": mine,
+        "others_own_us": rest,
         "slow": bool(slow),
     }
 

@@ -34,6 +34,7 @@ class Slowest(Record, frozen=True, kw_only=True):
     over_fastest_us: float
     steps_compared: list[str]  # the steps every rank averages: only those are compared
     own_us: float | None  # its step minus its communication (waiting included), per step
+    others_own_us: float | None  # the other ranks' mean own time per step
     slow: bool  # own time 5 % above the others': a straggler, not a rank that waited
 
 
