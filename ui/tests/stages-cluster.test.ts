@@ -22,7 +22,7 @@ describe('cluster rows', () => {
     run: 'r', workers: ['rank0', 'rank1', 'rank2'],
     ranks: [comm(0, 100), comm(1, 100), comm(2, 400)],
     slowest: { rank: 2, step_us: 400, over_others_us: 300, over_others_pct: 300, fastest_rank: 0, over_fastest_us: 300,
-      steps_compared: ['1'], own_us: 390, slow: true },
+      steps_compared: ['1'], own_us: 390, others_own_us: 90, slow: true },
     collectives: [
       { name: 'AllReduce', ranks: [0, 1, 2], calls: [3, 3, 3], matched_calls: 3, transfer_us: 10, waiting_us: [5, 0, 20] },
       { name: 'Send', ranks: [0, 1, 2], calls: [1, 1, 2], matched_calls: 1, transfer_us: 2, waiting_us: [1, 1, 0] },
