@@ -234,6 +234,7 @@ def test_sections_without_rank_take_their_position() -> None:
         "over_fastest_us": 2.0,
         "steps_compared": [],  # no step rows: the ranks' own averages
         "own_us": None,
+        "others_own_us": None,
         "slow": True,
     }
 
