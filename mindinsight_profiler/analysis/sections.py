@@ -23,6 +23,7 @@ from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_se
 from mindinsight_profiler.analysis.gpu import gpu_summary
 from mindinsight_profiler.analysis.memory.section import memory_section
 from mindinsight_profiler.analysis.operators.aicpu import aicpu_section
+from mindinsight_profiler.analysis.operators.dynamic_shape import dynamic_shape_section
 from mindinsight_profiler.analysis.operators.modules import module_section
 from mindinsight_profiler.analysis.operators.query import op_types_section
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
@@ -149,6 +150,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree)))),
     SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True),
     SectionSpec("aicpu", lambda x: aicpu_section(x.trace)),
+    SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),
     SectionSpec("parallel", lambda x: parallel_section(x.trace, x.step_trace)),
 )
@@ -168,7 +170,7 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("overview", ("steps", "breakdown_us", "gpu", "npu", "op_types")),
     PageSpec("step-trace", ("step_trace",)),
-    PageSpec("operators", ("operators", "op_types", "aicpu")),
+    PageSpec("operators", ("operators", "op_types", "aicpu", "dynamic_shape")),
     PageSpec("kernels", ("kernels",)),
     PageSpec("data-pipeline", ("data_pipeline",)),
     PageSpec("memory", ("memory",)),

@@ -46,6 +46,9 @@ RUNS = {
     "mindspore_cpu": "mscpu/mindspore_cpu",
 }
 
+#: Copied into the legacy run's copy as its rank's file (see `served`).
+DYNAMIC_SHAPE_FILE = "mindspore_legacy/profiler_fixtures/dynamic_shape_info_0.json"
+
 #: Per-worker routes and the parameter variants whose answers differ in shape.
 VARIANTS: dict[str, list[dict[str, Any]]] = {
     "overview": [{}],
@@ -60,6 +63,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     ],
     "kernels": [{}, {"group_by": "name_op_launch"}],
     "aicpu": [{}],
+    "dynamic-shape": [{}],
     "timeline": [{}],
     "timeline/search": [{"q": "a"}],
     "timeline/event": [{"index": 0}],
@@ -103,6 +107,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
     base = tmp_path_factory.mktemp("base").resolve()
     for src, dst in RUNS.items():
         shutil.copytree(shared(src), base / dst)
+    # No run above has a dynamic-shape file: the legacy run's copy gets the fixtures' one (a
+    # GPU run's, rank 0), so that the section's answer is checked with its data too.
+    fixture = shared(DYNAMIC_SHAPE_FILE)
+    shutil.copy(fixture, base / "ms/profiler" / "dynamic_shape_info_1.json")
     return Served(base, tmp_path_factory.mktemp("ws"))
 
 
@@ -154,6 +162,7 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     ms = c.get(f"/api/v1/runs/{runs['ms']}/operators", query_string={"group_by": "instance"}).json
     assert all("calls" in r for r in ms["rows"]) and "sums" in ms
     assert c.get(f"/api/v1/runs/{runs['ms']}/data-pipeline").json["queue_steps"]
+    assert c.get(f"/api/v1/runs/{runs['ms']}/dynamic-shape").json["data"]["types"]
     assert c.get(f"/api/v1/runs/{runs['ascend/level1']}/cluster").json["comm_matrix"]["transports"]
     msc = c.get(f"/api/v1/runs/{runs['msc']}/communication").json["data"]
     assert msc["source"] == "hccl_raw"

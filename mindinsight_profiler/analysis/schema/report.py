@@ -18,6 +18,7 @@ from mindinsight_profiler.analysis.schema.communication import (
 )
 from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline
 from mindinsight_profiler.analysis.schema.device import GpuSummary
+from mindinsight_profiler.analysis.schema.dynamic_shape import DynamicShape
 from mindinsight_profiler.analysis.schema.memory import Memory
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import (
@@ -53,6 +54,7 @@ class Report(Record, frozen=True, kw_only=True):
     operators: list[OperatorRow]
     kernels: list[KernelRow]
     aicpu: Aicpu | None  # MindSpore's AI CPU table (aicpu_intermediate_*.csv)
+    dynamic_shape: DynamicShape | None  # MindSpore's dynamic_shape_info_*.json
     distributed: Distributed | None
     parallel: Parallel | None
 

@@ -14,6 +14,7 @@ Every file is optional: what exists is read, a bad file is skipped with its reas
 | `{ascend,gpu}_timeline_display_{r}.json` | KERNEL events |
 | MindData and `hccl_raw_{r}.csv` | side tables (see `ms_minddata`) |
 | `flops_summary_{r}.json` | `meta["flops_summary"]` (see `ms_cluster_files`) |
+| `dynamic_shape_info_{r}.json` | `dynamic_shape` table (see `mindspore.dynamic_shape`) |
 | `ascend_cluster_analyse_{mode}_{stages}_{ranks}_{r}.csv` | `meta["cluster_analyse"]` |
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.mindspore import cluster_files as cf
+from mindinsight_profiler.formats.mindspore import dynamic_shape as ds
 from mindinsight_profiler.formats.mindspore import legacy_ops as ops
 from mindinsight_profiler.formats.mindspore import minddata as md
 from mindinsight_profiler.formats.mindspore import step_trace as st
@@ -44,6 +46,7 @@ FILES = {
     **md.MINDDATA_FILES,
     "profiler_info": "profiler_info_{r}.json",
     "flops_summary": cf.FLOPS_FILE,
+    "dynamic_shape": ds.DYNAMIC_SHAPE_FILE,
 }
 _RANKED = [
     re.compile("^" + re.escape(p).replace(re.escape("{r}"), r"(\d+)") + "$") for p in FILES.values()
@@ -99,6 +102,10 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     _read_operators(b, files)
     md.add_minddata_files(b, files)
     _read_cluster_files(b, folder, files, rank)
+    if "dynamic_shape" in files:
+        shapes = b.optional(files["dynamic_shape"], ds.read_dynamic_shape)
+        if shapes is not None:
+            ds.add_dynamic_shape(b, files["dynamic_shape"], shapes)
     if "profiler_info" in files:
         info = b.optional(files["profiler_info"], read_json)
         if isinstance(info, dict):

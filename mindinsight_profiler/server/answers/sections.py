@@ -18,6 +18,7 @@ from mindinsight_profiler.analysis.schema.communication import (
 )
 from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline, DataVerdict
 from mindinsight_profiler.analysis.schema.device import GpuSummary
+from mindinsight_profiler.analysis.schema.dynamic_shape import DynamicShape
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTypes
@@ -86,6 +87,12 @@ class AicpuAnswer(Where, frozen=True, kw_only=True):
     """`/runs/<run>/aicpu`: MindSpore's AI CPU tables (null for inputs without them)."""
 
     data: Aicpu | None
+
+
+class DynamicShapeAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/dynamic-shape`: MindSpore's dynamic-shape view (null without the file)."""
+
+    data: DynamicShape | None
 
 
 class StepTraceAnswer(Where, frozen=True, kw_only=True):

@@ -93,6 +93,13 @@ def aicpu(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return _section(run, p, "aicpu")
 
 
+@endpoint(bp, "/runs/<run>/dynamic-shape", schemas.Query, schemas.Section)
+def dynamic_shape(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """MindSpore's dynamic-shape view: time per step of each op type and op, with the ops'
+    input shapes (null without a dynamic_shape_info file)."""
+    return _section(run, p, "dynamic_shape")
+
+
 @endpoint(bp, "/runs/<run>/step-trace", schemas.StepTraceQuery, schemas.Section)
 def step_trace(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Step trace: FP/BP points, stages and per-step iteration interval, FP+BP and tail."""

@@ -1,13 +1,18 @@
 /**
- * Answers of the table views (`operators`, `kernels`, `modules`, `diff`; docs/service.md).
- * Times are microseconds (`*_us`), as in the report. Generated from the server's
- * declarations (`mindinsight_profiler/server/answers/tables.py`): re-exports only.
+ * Answers of the table views (`operators`, `kernels`, `modules`, `diff`, and the operators
+ * page's `dynamic-shape` card; docs/service.md). Times are microseconds (`*_us`), as in the
+ * report. Generated from the server's declarations (`mindinsight_profiler/server/answers/`):
+ * re-exports only.
  */
 import type { OperatorTypePage, TablePageFields } from './generated/api'
 
 export type {
   Change,
   DiffAnswer,
+  DynamicShape,
+  DynamicShapeAnswer,
+  DynamicShapeOp,
+  DynamicShapeType,
   InstanceRow,
   KernelRow,
   ModuleRow,
