@@ -23,7 +23,9 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
 #: 11: MindSpore's operator-type rows write `type` first, in the order of `OpTypeRow`.
 #: 15: `dynamic_shape` (MindSpore's dynamic_shape_info_*.json).
-REPORT_VERSION = 15
+#: 16: legacy MindSpore folders read their msprof `PROF_*` device timelines (same shape, new
+#: content): reports cached before are rebuilt.
+REPORT_VERSION = 16
 
 
 def grouped_tables(

@@ -22,7 +22,8 @@ _KERNEL_TYPE = (
     # PyTorch symmetric memory (NVLS multimem, one/two-shot) and vLLM's custom all-reduce
     re.compile(r"(?:multimem_|one_shot_|two_shot_)(all_reduce|all_gather|reduce_scatter|reduce)"),
     re.compile(r"cross_device_(reduce)"),
-    re.compile(r"^(?:.*/)?(?:stream_\d+_\d+_)?([A-Za-z]+?)(?:-op\d+)?$"),  # MindSpore op names
+    # MindSpore op names; msprof's HCCL ops add `_<n>` (`Default/AllReduce-op534_0`)
+    re.compile(r"^(?:.*/)?(?:stream_\d+_\d+_)?([A-Za-z]+?)(?:-op\d+(?:_\d+)?)?$"),
 )
 
 #: Host-side collective ranges: `nccl:` / `gloo:` record_functions and c10d operators.
@@ -47,7 +48,8 @@ def _camel(words: str) -> str:
 def collective_type(name: str) -> str:
     """A communication kernel's collective by its own name: `ncclKernel_AllReduce_RING_LL..`
     -> `AllReduce`; `hcom_allReduce__5` -> `AllReduce`; `multimem_all_reduce_kernel` ->
-    `AllReduce`; `stream_41_0_AllReduce-op4582` -> `AllReduce`. Unknown names stay as they are.
+    `AllReduce`; `stream_41_0_AllReduce-op4582`, `Default/AllReduce-op534_0` -> `AllReduce`.
+    Unknown names stay as they are.
     """
     for pattern in _KERNEL_TYPE:
         m = pattern.search(name)

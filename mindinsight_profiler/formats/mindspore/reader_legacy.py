@@ -12,6 +12,7 @@ Every file is optional: what exists is read, a bad file is skipped with its reas
 | `aicore_intermediate_{r}_detail.csv` + `framework_raw_{r}.csv` | `operators` table |
 | `aicpu_intermediate_{r}.csv` | `aicpu` table (and AI CPU kernels if no timeline) |
 | `{ascend,gpu}_timeline_display_{r}.json` | KERNEL events |
+| `PROF_*/device_<d>/timeline/*.json`, if no timeline above is used | events (`msprof`) |
 | MindData and `hccl_raw_{r}.csv` | side tables (see `ms_minddata`) |
 | `flops_summary_{r}.json` | `meta["flops_summary"]` (see `ms_cluster_files`) |
 | `dynamic_shape_info_{r}.json` | `dynamic_shape` table (see `mindspore.dynamic_shape`) |
@@ -22,12 +23,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.mindspore import cluster_files as cf
 from mindinsight_profiler.formats.mindspore import dynamic_shape as ds
 from mindinsight_profiler.formats.mindspore import legacy_ops as ops
 from mindinsight_profiler.formats.mindspore import minddata as md
+from mindinsight_profiler.formats.mindspore import msprof
 from mindinsight_profiler.formats.mindspore import step_trace as st
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.side_files import read_json
@@ -98,8 +101,8 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     b.meta.update({"rank": rank, "ranks": available})
     b.meta["device_type"] = "gpu" if "gpu_timeline" in files else "ascend"
 
-    _read_steps(b, folder, files, rank)
-    _read_operators(b, files)
+    csv_steps = _read_steps(b, folder, files, rank)
+    _read_operators(b, files, folder, rank, csv_steps)
     md.add_minddata_files(b, files)
     _read_cluster_files(b, folder, files, rank)
     if "dynamic_shape" in files:
@@ -125,7 +128,11 @@ def _read_cluster_files(b: TraceBuilder, folder: Path, files: dict[str, Path], r
             b.meta["cluster_analyse"] = parsed
 
 
-def _read_steps(b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int) -> None:
+def _read_steps(
+    b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int
+) -> dict[str, Any] | None:
+    """The step trace CSV's steps (added to the trace), or None without a readable one."""
+    parsed = None
     if "step_trace" in files:
         parsed = b.optional(files["step_trace"], st.read_step_trace_csv)
         if parsed is not None:
@@ -137,9 +144,16 @@ def _read_steps(b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int
                 b.meta["fp_point"] = points.get("fp_start")
                 b.meta["bp_point"] = points.get("bp_end")
             break
+    return parsed
 
 
-def _read_operators(b: TraceBuilder, files: dict[str, Path]) -> None:
+def _read_operators(
+    b: TraceBuilder,
+    files: dict[str, Path],
+    folder: Path,
+    rank: int,
+    csv_steps: dict[str, Any] | None,
+) -> None:
     framework = b.optional(files["framework"], ops.read_framework) if "framework" in files else None
     if "aicore_detail" in files:
         detail = b.optional(files["aicore_detail"], ops.read_aicore_detail)
@@ -156,5 +170,9 @@ def _read_operators(b: TraceBuilder, files: dict[str, Path]) -> None:
                 offset = ops.align_timeline(timeline, aicpu) if key == "ascend_timeline" else 0
                 ops.add_timeline(b, timeline, offset)
                 break
+    # msprof's device timeline (`PROF_*/device_<d>/`) when no timeline above is used
+    prof = b.meta.get("timeline_clock") != "device" and msprof.add_device_timeline(
+        b, folder, rank, csv_steps
+    )
     if aicpu is not None:
-        ops.add_aicpu(b, aicpu, as_events=timeline is None)
+        ops.add_aicpu(b, aicpu, as_events=timeline is None and not prof)
