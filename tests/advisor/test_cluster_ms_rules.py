@@ -173,3 +173,11 @@ def test_old_data_parallel_analyse_file_has_no_averages() -> None:
     path = shared("mindspore_legacy/run_2/normal_run/profiler")
     parsed = cf.read_cluster_analyse(path / "ascend_cluster_analyse_data-parallel_1_1_1.csv")
     assert (parsed["mode"], parsed["rank"], parsed["average_ms"]) == ("data-parallel", 1, {})
+
+
+def test_ranks_named_by_their_files_not_their_position(advisor_ws: Path) -> None:
+    """profiler_fixtures holds ranks 0, 1 and 10 (file names `*_10_*`): rank 10 is called
+    10 in the advice, not 2 (its position), though no file of it states a rank otherwise."""
+    advice = advise_path(shared("mindspore_legacy/profiler_fixtures"), advisor_ws, worker="rank10")
+    ranks = {e.rank for f in advice.findings for e in f.evidence if e.kind == "rank"}
+    assert ranks and 10 in ranks and 2 not in ranks

@@ -99,6 +99,8 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     files = {k: f for k, f in files.items() if f.is_file()}
     b = TraceBuilder(folder, FormatTag.MINDSPORE_LEGACY)
     b.meta.update({"rank": rank, "ranks": available})
+    if len(available) > 1:  # the ranks of one job: say which this is (cluster views, advice)
+        b.meta["distributed_info"] = {"rank": rank, "world_size": None, "backend": None}
     b.meta["device_type"] = "gpu" if "gpu_timeline" in files else "ascend"
 
     csv_steps = _read_steps(b, folder, files, rank)
