@@ -23,6 +23,7 @@ RUNS = {
     "ascend": "ascend_pytorch/level1",
     "mindspore/profiler": "mindspore_legacy/run_2/normal_run/profiler",
 }
+DYNAMIC_SHAPE = SHARED_DATA / "mindspore_legacy/profiler_fixtures/dynamic_shape_info_0.json"
 #: the run names as discovery reports them (a MindSpore profiler folder's run is its parent)
 RUN_NAMES = {"kineto_gpu": "kineto_gpu", "ascend": "ascend", "mindspore/profiler": "mindspore"}
 
@@ -46,11 +47,15 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
     if reason:
         pytest.skip(reason)
     missing = [rel for rel in RUNS.values() if not (SHARED_DATA / rel).exists()]
+    missing += [] if DYNAMIC_SHAPE.exists() else [str(DYNAMIC_SHAPE)]
     if missing:
         pytest.skip(f"real data not available: {SHARED_DATA / missing[0]} (../shared/data)")
     base = tmp_path_factory.mktemp("dashboard-base")
     for name, rel in RUNS.items():
         shutil.copytree(SHARED_DATA / rel, base / name)
+    # run_2 has no dynamic-shape file; the fixtures' real one (rank 0) joins it as rank 1's
+    # so the dynamic-shape card is seen on real data (as the API drift test does)
+    shutil.copy(DYNAMIC_SHAPE, base / "mindspore/profiler/dynamic_shape_info_1.json")
     server = Server(base, tmp_path_factory.mktemp("dashboard-ws"))
     server.start("--reload-interval", "0")
     try:

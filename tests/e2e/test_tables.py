@@ -330,6 +330,14 @@ def test_empty_operators_of_a_mindspore_run(dashboard: Dashboard, tab: Tab) -> N
     )
     page.locator("[data-test=aicpu]").scroll_into_view_if_needed()
     tab.shot("operators-mindspore")
+    # the dynamic-shape card (the fixtures' real dynamic_shape_info, see conftest)
+    dyn = api(dashboard, "mindspore", "dynamic-shape")["data"]
+    dyn_rows = page.locator("[data-test=dynamic-shape-types] .el-table__body tr")
+    expect(dyn_rows).to_have_count(len(dyn["types"]))
+    assert dyn_rows.first.locator("td").first.inner_text().strip() == dyn["types"][0]["type"]
+    expect(page.locator("[data-test=dynamic-shape] [data-rendered=true]")).to_be_visible()
+    page.locator("[data-test=dynamic-shape]").scroll_into_view_if_needed()
+    tab.shot("operators-mindspore-dynamic-shape")
     # a type's instances: this input records them as a table (calls and device time each)
     chosen = types["rows"][0]
     root.locator(".el-table__body tr").first.click()
