@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mindinsight_profiler.advisor.damaged import blocked, damaged_files
 from mindinsight_profiler.advisor.expr import evaluate
 from mindinsight_profiler.advisor.facts import Context
 from mindinsight_profiler.advisor.model import (
@@ -55,6 +56,9 @@ def _severity(rule: Rule, values: dict[str, Any]) -> str:
 
 
 def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
+    stopped = blocked(rule.facts, damaged_files(ctx.report))
+    if stopped is not None:
+        return NotEvaluated(rule.id, rule.category, rule.title, *stopped)
     observed = {name: ctx.get(name) for name in rule.facts}
     missing = [name for name, got in observed.items() if got is None]
     if missing:

@@ -25,7 +25,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 15: `dynamic_shape` (MindSpore's dynamic_shape_info_*.json).
 #: 16: legacy MindSpore folders read their msprof `PROF_*` device timelines (same shape, new
 #: content): reports cached before are rebuilt.
-REPORT_VERSION = 16
+#: 17: `warnings`: files skipped or partly read (analysis.input_warnings).
+REPORT_VERSION = 17
 
 
 def grouped_tables(

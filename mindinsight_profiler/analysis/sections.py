@@ -21,6 +21,7 @@ from mindinsight_profiler.analysis.communication.parallel import parallel_sectio
 from mindinsight_profiler.analysis.communication.section import communication_section
 from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
 from mindinsight_profiler.analysis.gpu import gpu_summary
+from mindinsight_profiler.analysis.input_warnings import input_warnings
 from mindinsight_profiler.analysis.memory.section import memory_section
 from mindinsight_profiler.analysis.operators.aicpu import aicpu_section
 from mindinsight_profiler.analysis.operators.dynamic_shape import dynamic_shape_section
@@ -153,6 +154,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),
     SectionSpec("parallel", lambda x: parallel_section(x.trace, x.step_trace)),
+    SectionSpec("warnings", lambda x: input_warnings(x.trace)),
 )
 
 

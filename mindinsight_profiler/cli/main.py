@@ -130,6 +130,7 @@ def _analyse(args: argparse.Namespace) -> int:
         if bar:
             bar.close()
     report = report_for(typed, file.worker, file.span)
+    print_warnings(report, file.path.name)
     if args.group_by != "name" or args.kernel_group_by != "name":
         from mindinsight_profiler.analysis.report import grouped_tables
         from mindinsight_profiler.pipeline.reports import load_trace
@@ -149,6 +150,13 @@ def _analyse(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render(report, top=args.top if args.top is not None else 20))
     return 0
+
+
+def print_warnings(report: dict[str, Any], name: str) -> None:
+    """The input's warnings on stderr, one line each, from the report itself: a cached
+    re-run says them again, as the first run did."""
+    for w in report.get("warnings") or []:
+        print(f"mindinsight: warning: {name}: {w['message']}", file=sys.stderr)
 
 
 def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:

@@ -194,3 +194,29 @@ def test_advisor_collapses_and_remembers(dashboard: Dashboard, tab: Tab) -> None
     page.locator("[data-test=advisor-expand]").click()
     page.locator("[data-test=finding]").first.wait_for()
     tab.assert_clean()
+
+
+def test_input_warnings_are_shown_on_every_page(dashboard: Dashboard, tab: Tab) -> None:
+    """run_2's step trace has an average row that does not add up (a reader warning): each
+    page of the run says so above its content, as the overview answer lists it."""
+    page = tab.page
+    rid = dashboard.ids["mindspore"]
+    said = dashboard.server.get(f"/api/v1/runs/{rid}/overview")["warnings"]
+    assert said and all(w["message"] for w in said)
+    for name in ("overview", "operators", "data-pipeline"):
+        page.goto(dashboard.run_url("mindspore", name))
+        banner = page.locator("[data-test=input-warnings]")
+        banner.wait_for()
+        if len(said) > 1:
+            banner.locator("[data-test=input-warnings-toggle]").click()
+        shown = page.locator("[data-test=input-warning]").all_inner_texts()
+        assert [s.strip() for s in shown] == [w["message"] for w in said]
+    tab.shot("input-warnings-mindspore")
+    page.goto(dashboard.run_url("kineto_gpu"))
+    page.locator("[data-test=page-overview]").wait_for()
+    assert (
+        dashboard.server.get(f"/api/v1/runs/{dashboard.ids['kineto_gpu']}/overview")["warnings"]
+        == []
+    )
+    assert page.locator("[data-test=input-warnings]").count() == 0
+    tab.assert_clean()

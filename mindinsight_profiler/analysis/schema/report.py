@@ -32,6 +32,13 @@ from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTra
 from mindinsight_profiler.formats.spec import FormatTag
 
 
+class InputWarning(Record, frozen=True, kw_only=True):
+    """A file the readers skipped or partly read, or another problem with the input."""
+
+    file: str | None  # a name relative to the input; None: the input as a whole
+    message: str
+
+
 class Report(Record, frozen=True, kw_only=True):
     """The overview report of one worker; a section the input cannot give is null."""
 
@@ -57,6 +64,7 @@ class Report(Record, frozen=True, kw_only=True):
     dynamic_shape: DynamicShape | None  # MindSpore's dynamic_shape_info_*.json
     distributed: Distributed | None
     parallel: Parallel | None
+    warnings: list[InputWarning]  # what could not be read or used (analysis.input_warnings)
 
 
 class AnalyseOutput(Report, frozen=True, kw_only=True):

@@ -117,10 +117,14 @@ def _read_events(path: Path, progress: jsonstream.ProgressFn | None) -> at.Decod
     return merged
 
 
-def _side_tables(out: Path, strings: StringTable) -> tuple[dict[str, Table], list[str]]:
-    """Every optional summary file that is present and sound; problems as warnings."""
+def _side_tables(
+    out: Path, strings: StringTable
+) -> tuple[dict[str, Table], list[str], list[dict[str, str]]]:
+    """Every optional summary file that is present and sound; problems as warnings, and
+    the skipped files as {file, problem} (`meta["damaged_files"]`)."""
     tables: dict[str, Table] = {}
     warnings: list[str] = []
+    damaged: list[dict[str, str]] = []
     for name in sorted(CSV_TABLES) + sorted(JSON_TABLES):
         file = out / name
         if not file.is_file():
@@ -134,9 +138,10 @@ def _side_tables(out: Path, strings: StringTable) -> tuple[dict[str, Table], lis
         except InputError as exc:
             log.warning("skipping %s", exc)
             warnings.append(str(exc))
+            damaged.append({"file": name, "problem": exc.problem})
             continue
         tables[table_name] = table
-    return tables, warnings
+    return tables, warnings, damaged
 
 
 def _device_id(tables: dict[str, Table], strings: StringTable) -> int | None:
@@ -196,7 +201,7 @@ def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = No
         return read_ascend_db(root, out, db_path, _meta(root, None, False))
     decoded = _read_events(trace_path, progress)
     strings = StringTable()
-    tables, warnings = _side_tables(out, strings)
+    tables, warnings, damaged = _side_tables(out, strings)
     device = _device_id(tables, strings)
     try:
         built = build_events(decoded, strings, device if device is not None else -1)
@@ -208,6 +213,7 @@ def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = No
     meta = _meta(root, device, any(t.process_name == "HCCL" for t in built.tracks))
     meta["event_count"] = decoded.count
     meta["warnings"] = warnings
+    meta["damaged_files"] = damaged
     trace = Trace(built.events, built.memory, built.flows, strings, built.tracks, meta, tables)
     build_links(trace)
     _attach_kernel_details(trace)

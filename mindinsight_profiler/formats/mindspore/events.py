@@ -135,6 +135,10 @@ class TraceBuilder:
             )
         self.meta["files_read"] = sorted(self.files_read)
         self.meta["skipped_files"] = self.skipped
+        # the same, structured: what the advisor needs to name the file a rule depends on
+        self.meta["damaged_files"] = [
+            {"file": Path(e.path).name, "problem": e.problem} for e in self.errors
+        ]
         self.meta["warnings"] = self.warnings
         self.meta["event_count"] = len(events["start_ns"])
         trace = Trace(

@@ -133,9 +133,11 @@ def add_step_trace(builder: TraceBuilder, parsed: dict[str, Any]) -> None:
     if written and _consistent(written):
         builder.meta["step_trace_profiler_average_ns"] = written
     elif written:
+        added = sum(written.get(k, 0) for k in ("iteration_interval", "fp_and_bp", "tail"))
         builder.warn(
-            "step trace: the file's average row is not used: its stages do not add up to its "
-            f"total ({written}); averages are recomputed from the step rows"
+            "step trace: the file's average row is not used: its stages add up to "
+            f"{added / 1e6:.3f} ms but its total is {written.get('total', 0) / 1e6:.3f} ms; "
+            "averages are recomputed from the step rows"
         )
     builder.add_table(
         STEP_TABLE,

@@ -22,6 +22,7 @@ from mindinsight_profiler.analysis.schema.dynamic_shape import DynamicShape
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTypes
+from mindinsight_profiler.analysis.schema.report import InputWarning
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
 from mindinsight_profiler.server.answers.base import Where
 
@@ -81,6 +82,7 @@ class Overview(Where, frozen=True, kw_only=True):
     memory: OverviewMemory | None
     distributed: Distributed | None
     parallel: Parallel | None
+    warnings: list[InputWarning]  # files skipped or partly read: shown on every page
 
 
 class AicpuAnswer(Where, frozen=True, kw_only=True):

@@ -67,6 +67,7 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
         "memory": _memory_peaks(r.get("memory")),
         "distributed": r.get("distributed"),
         "parallel": r.get("parallel"),
+        "warnings": r.get("warnings") or [],
     }
 
 

@@ -38,6 +38,9 @@ const en = {
     diff: 'Diff',
     timeline: 'Timeline',
   },
+  inputWarnings: '{n} problem(s) reading this input: some figures may lack what the files hold',
+  show: 'Show',
+  hide: 'Hide',
   state: {
     queued: 'queued',
     analysing: 'analysing',
@@ -96,6 +99,9 @@ const zh: typeof en = {
     diff: '对比',
     timeline: '时间线',
   },
+  inputWarnings: '读取此输入时有 {n} 个问题：部分数据可能缺少这些文件中的内容',
+  show: '展开',
+  hide: '收起',
   state: {
     queued: '排队中',
     analysing: '分析中',
