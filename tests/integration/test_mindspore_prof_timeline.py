@@ -167,9 +167,11 @@ def _copy_top_files(src: Path, dst: Path) -> Path:
 def test_other_ranks_are_unchanged(tmp_path: Path, worker: str) -> None:
     src = shared(FIXTURES)
     without = _copy_top_files(src, tmp_path / src.name)
-    assert build_report(read_trace(src, worker=worker)) == build_report(
-        read_trace(without, worker=worker)
-    )
+    have = build_report(read_trace(src, worker=worker))
+    lack = build_report(read_trace(without, worker=worker))
+    # the same figures; only what the warnings say of an unused timeline may differ
+    assert {**have, "warnings": None} == {**lack, "warnings": None}
+    assert all("timeline" in w["message"] for w in have["warnings"] + lack["warnings"])
 
 
 def test_a_used_timeline_wins_over_prof(tmp_path: Path) -> None:
