@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from mindinsight_profiler.advisor.damaged import blocked, damaged_files
-from mindinsight_profiler.advisor.expr import evaluate
+from mindinsight_profiler.advisor.expr import ExpressionError, evaluate
 from mindinsight_profiler.advisor.facts import Context
 from mindinsight_profiler.advisor.model import (
     ADVICE_VERSION,
@@ -80,8 +80,9 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
         message = _text(rule.message, values)
         actions = [_text(a, values) for a in rule.actions]
     except (ArithmeticError, TypeError, ValueError, KeyError) as exc:
+        why = f": {exc}" if isinstance(exc, ExpressionError) else ""  # a size limit: say which
         return NotEvaluated(
-            rule.id, rule.category, rule.title, [], f"condition failed: {type(exc).__name__}"
+            rule.id, rule.category, rule.title, [], f"condition failed: {type(exc).__name__}{why}"
         )
     evidence: list[Evidence] = []
     for name in rule.evidence:

@@ -2,27 +2,37 @@
 
 Every problem is an error naming the file: a TOML syntax error, an unknown or mistyped
 field, an expression outside the rule language, a fact that does not exist, a placeholder
-that names neither a fact nor a parameter, or a `requires`/`suppresses` id with no rule.
-A user folder may add rules or replace a built-in rule by using its id.
+that names neither a fact nor a parameter, a `requires`/`suppresses` id with no rule, or a
+`requires` cycle. A user folder may add rules or replace a built-in rule by using its id.
+
+Rule files are untrusted data: what reading one may cost is capped in `rule_files`, and a
+rule's expressions and texts are bounded here, when it is loaded (`expr`, `text`), so that
+evaluating it on any input stays small. The limits are listed in docs/advisor.md.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import msgspec
 
-from mindinsight_profiler.advisor.expr import ExpressionError, parse
+from mindinsight_profiler.advisor.expr import ExpressionError, check_constants, parse
 from mindinsight_profiler.advisor.facts import FACTS
 from mindinsight_profiler.advisor.model import Graded, Rule
-from mindinsight_profiler.advisor.text import placeholders
+from mindinsight_profiler.advisor.rule_files import read_toml, rule_paths
+from mindinsight_profiler.advisor.text import TemplateError, placeholders
 from mindinsight_profiler.errors import InputError
 
 #: Names every expression and text may use besides facts and parameters.
 ENGINE_NAMES = frozenset({"saving_us", "saving_share"})
+
+#: Most entries of a rule's lists and parameters (each list item costs work per input).
+MAX_ENTRIES = {"facts": 64, "actions": 16, "evidence": 32, "requires": 32, "suppresses": 32,
+               "sources": 16, "params": 64}  # fmt: skip
+#: Longest string parameter, in characters.
+MAX_PARAM_STRING = 200
 
 
 def builtin_rules_dir() -> Path:
@@ -31,31 +41,59 @@ def builtin_rules_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "rules"
 
 
-def _expression_names(path: Path, field: str, text: str) -> frozenset[str]:
+def _expression_names(
+    path: Path, field: str, text: str, params: Mapping[str, object]
+) -> frozenset[str]:
     try:
-        return parse(text)[1]
+        names = parse(text)[1]
+        check_constants(text, params)
     except ExpressionError as exc:
         raise InputError(path, f"{field}: {exc}") from None
+    return names
+
+
+def _text_names(path: Path, where: str, template: str) -> set[str]:
+    try:
+        return placeholders(template)
+    except TemplateError as exc:
+        raise InputError(path, f"{where}: {exc}") from None
+
+
+def _check_sizes(rule: Rule, path: Path) -> None:
+    for field, most in MAX_ENTRIES.items():
+        if len(getattr(rule, field)) > most:
+            raise InputError(path, f"{field}: more than {most} entries")
+    for name, value in rule.params.items():
+        if isinstance(value, str) and len(value) > MAX_PARAM_STRING:
+            raise InputError(path, f"params.{name[:40]!r}: a string parameter of {len(value)} "
+                             f"characters (at most {MAX_PARAM_STRING})")  # fmt: skip
 
 
 def check_rule(rule: Rule, path: Path) -> None:
-    """Raise InputError when the rule reads a name it does not declare or that does not exist."""
+    """Raise InputError when the rule reads a name it does not declare or that does not exist,
+    or is bigger than the limits allow."""
+    _check_sizes(rule, path)
     unknown = [f for f in rule.facts if f not in FACTS]
     if unknown:
-        raise InputError(path, f"unknown fact(s) {', '.join(unknown)} (see docs/advisor.md)")
+        shown = ", ".join(repr(f[:80]) for f in unknown[:5])
+        raise InputError(path, f"unknown fact(s) {shown} (see docs/advisor.md)")
     known = set(rule.facts) | set(rule.params)
-    used = {("when", n) for n in _expression_names(path, "when", rule.when)}
+    expressions = [("when", rule.when)]
     if rule.saving_us:
-        used |= {("saving_us", n) for n in _expression_names(path, "saving_us", rule.saving_us)}
+        expressions.append(("saving_us", rule.saving_us))
     if isinstance(rule.severity, Graded) and rule.severity.by != "saving_share":
-        used |= {
-            ("severity.by", n) for n in _expression_names(path, "severity.by", rule.severity.by)
-        }
+        expressions.append(("severity.by", rule.severity.by))
+    used = {
+        (field, n)
+        for field, text in expressions
+        for n in _expression_names(path, field, text, rule.params)
+    }
     for where, text in [("title", rule.title), ("message", rule.message)] + [
         (f"actions[{i}]", a) for i, a in enumerate(rule.actions)
     ]:
         for lang in ("en", "zh"):
-            used |= {(f"{where}.{lang}", n) for n in placeholders(getattr(text, lang))}
+            used |= {(f"{where}.{lang}", n) for n in _text_names(path, f"{where}.{lang}",
+                                                                  getattr(text, lang))}  # fmt: skip
     for where, name in sorted(used):
         if name not in known and name not in ENGINE_NAMES:
             raise InputError(path, f"{where} reads {name!r}, which is not in facts or params")
@@ -67,17 +105,25 @@ def check_rule(rule: Rule, path: Path) -> None:
         raise InputError(path, "severity graded by saving_share needs saving_us")
     bad = [e for e in rule.evidence if e not in FACTS]
     if bad:
-        raise InputError(path, f"evidence names unknown fact(s) {', '.join(bad)}")
+        shown = ", ".join(repr(f[:80]) for f in bad[:5])
+        raise InputError(path, f"evidence names unknown fact(s) {shown}")
 
 
 def read_rule(path: Path) -> Rule:
-    """One rule file, validated."""
+    """One rule file, validated; the error's problem is one line whatever the file holds
+    (a key or fact name may contain a newline, and msgspec quotes field names as written)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read rule file: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
+        return _read_rule(path)
+    except InputError as exc:
+        raise InputError(path, exc.problem.translate(_ONE_LINE)) from None
+
+
+#: Control characters shown escaped, so that an error stays one line.
+_ONE_LINE = {c: f"\\x{c:02x}" for c in range(32)}
+
+
+def _read_rule(path: Path) -> Rule:
+    data = read_toml(path)
     try:
         rule = msgspec.convert(data, Rule)
     except msgspec.ValidationError as exc:
@@ -93,16 +139,36 @@ def load_rules(extra_dirs: Iterable[str | Path] = ()) -> list[Rule]:
     rules: dict[str, Rule] = {}
     paths: dict[str, Path] = {}
     for folder in [builtin_rules_dir(), *map(Path, extra_dirs)]:
-        if not folder.is_dir():
-            raise InputError(folder, "rules folder not found")
-        for path in sorted(folder.glob("*.toml")):
+        for path in rule_paths(folder):
             rule = read_rule(path)
             rules[rule.id], paths[rule.id] = rule, path
     for rule in rules.values():
         for ref in (*rule.requires, *rule.suppresses):
             if ref not in rules:
                 raise InputError(paths[rule.id], f"refers to unknown rule {ref!r}")
+    for rid in sorted(rules):
+        cycle = _requires_cycle(rid, rules)
+        if cycle:
+            raise InputError(paths[rid], f"requires forms a cycle: {' -> '.join(cycle)}")
     return list(rules.values())
+
+
+def _requires_cycle(start: str, rules: Mapping[str, Rule]) -> list[str] | None:
+    """A `requires` path from `start` back to itself, if any (iterative: no deep recursion).
+
+    Such rules could never count (each waits for the other), so the cycle is an error.
+    """
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        rid, path = stack.pop()
+        for ref in rules[rid].requires:
+            if ref == start:
+                return [*path, ref]
+            if ref not in seen:
+                seen.add(ref)
+                stack.append((ref, [*path, ref]))
+    return None
 
 
 def rules_fingerprint(extra_dirs: Iterable[str | Path] = ()) -> str:

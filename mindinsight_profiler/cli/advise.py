@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
+from mindinsight_profiler.advisor.rules import load_rules
 from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -124,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
 
+    load_rules(args.rules_dir)  # a bad rule file is reported before minutes of analysis
     workspace = None if args.no_cache else Workspace(args.workspace)
     runs = discover_location(args.path, workspace)
     if not runs:

@@ -130,6 +130,9 @@ def start(args: argparse.Namespace) -> int:
         raise InputError("--scheduler", NEEDS_DASK)
     if not 0 <= args.threads <= 64:
         raise InputError("--threads", "must be between 0 (sync workers) and 64")
+    from mindinsight_profiler.advisor.rules import load_rules
+
+    load_rules(args.rules_dir)  # a bad rule file stops the start here, not every analysis later
     workspace = Workspace(args.workspace).root.resolve()
     workspace.mkdir(parents=True, exist_ok=True)
     pidf = pid_file(workspace, args.port)
