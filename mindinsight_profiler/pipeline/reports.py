@@ -71,11 +71,11 @@ def stored_report(entry: CacheEntry) -> Report | None:
     try:
         report = decode_report(raw)
     except msgspec.DecodeError as exc:  # another contract (an older version's): rebuilt
-        log.info("rebuilding cache: %s: a report of another contract: %s", entry.dir, exc)
+        log.warning("rebuilding cache: %s: a report of another contract: %s", entry.dir, exc)
         return None
     if report.report_version != REPORT_VERSION:
-        log.info("rebuilding cache: %s: report version %d, not %d", entry.dir,
-                 report.report_version, REPORT_VERSION)  # fmt: skip
+        log.warning("rebuilding cache: %s: report version %d, not %d", entry.dir,
+                    report.report_version, REPORT_VERSION)  # fmt: skip
         return None
     return report
 

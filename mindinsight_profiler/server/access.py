@@ -99,10 +99,12 @@ def resolve(run: str, worker: str | None = None, span: str | None = None) -> Tar
     return Target(entry, file, _cache_entry(file))
 
 
-def _rebuild(target: Target, seen: str, problem: str) -> None:
-    """Log a damaged entry and invalidate it for the background analysis to rebuild, unless
-    it was rewritten since it was read (`seen`, its identity then: a fresh entry is kept)."""
-    log.warning("not serving %s; queued for rebuilding", problem)
+def _rebuild(target: Target, seen: str, problem: str | None) -> None:
+    """Log a damaged entry (unless `problem` was logged already) and invalidate it for the
+    background analysis to rebuild, unless it was rewritten since it was read (`seen`, its
+    identity then: a fresh entry is kept)."""
+    if problem is not None:
+        log.warning("not serving %s; queued for rebuilding", problem)
     if _identity(target) == seen:
         target.cache.invalidate()
 
@@ -138,8 +140,8 @@ def report(target: Target) -> dict[str, Any]:
             _rebuild(target, key, str(exc))
             raise _not_ready(target, "the report") from None
         if typed is None:
-            if not key.endswith("|missing"):  # an entry whose report is of another version
-                _rebuild(target, key, f"{target.cache.dir}: a report of another contract")
+            if not key.endswith("|missing"):  # a report of another version (logged)
+                _rebuild(target, key, None)
             raise _not_ready(target, "the report")
         found = report_builtins(typed)
         with _reports_lock:

@@ -36,10 +36,6 @@ def _write_atomic(path: Path, write: Callable[[IO[Any]], object], mode: str = "w
         raise
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    _write_atomic(path, lambda f: f.write(text))
-
-
 def write_bytes_atomic(path: Path, *parts: bytes) -> None:
     """`parts` one after the other in one file (no joined copy of a large payload)."""
 

@@ -255,9 +255,6 @@ class CacheEntry:
         rebuilds it, keeping its sidecars, and the server's scheduler sees it as not analysed."""
         (self.dir / "manifest.json").unlink(missing_ok=True)
 
-    def discard(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
-
 
 class Workspace:
     """The folder holding caches and state (default `~/.mindinsight`)."""

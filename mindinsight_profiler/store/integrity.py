@@ -64,7 +64,7 @@ def unseal(data: bytes, kind: str, where: Path) -> memoryview:
     payload = memoryview(data)[end + 1 :]
     if not size.isdigit() or int(size) != len(payload):
         said = size.decode(errors="replace")
-        raise CacheError(f"{where}: {len(payload)} bytes, header says {said} (truncated or changed)")
+        raise CacheError(f"{where}: {len(payload)} bytes, header says {said} (truncated, edited)")
     if sha256_hex(payload).encode() != digest:
         raise CacheError(f"{where}: checksum mismatch (changed after it was written)")
     return payload
