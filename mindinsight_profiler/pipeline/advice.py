@@ -3,7 +3,9 @@
 The advice is a pure function of the report, the trace, the other ranks' reports and the
 rules, so it is stored in the worker's cache entry under a name that includes the rules'
 fingerprint and the package version (a changed rule or fact recomputes it). It is written
-atomically; an unreadable stored copy is recomputed, never served.
+atomically and sealed with the SHA-256 of its JSON (`store.integrity`): a stored copy that
+is damaged, edited (a severity changed by hand), of an older format or undecodable is
+recomputed, with a log line, never served.
 """
 
 from __future__ import annotations
@@ -16,18 +18,43 @@ from typing import Any
 import msgspec
 
 from mindinsight_profiler.advisor import advise_report
-from mindinsight_profiler.advisor.model import Advice
+from mindinsight_profiler.advisor.model import ADVICE_VERSION, Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
+from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
 from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
-from mindinsight_profiler.store.atomic import write_json_atomic
 from mindinsight_profiler.store.cache import Workspace
+from mindinsight_profiler.store.integrity import read_sealed, write_sealed
 
 log = logging.getLogger(__name__)
+
+
+#: The kind named in a stored advice file's checksum header.
+ADVICE_KIND = "advice"
+
+
+def stored_advice(path: Path) -> Advice | None:
+    """The advice stored at `path`, verified and decoded typed; None when there is none;
+    CacheError naming the file when it is damaged, edited, of another format or version."""
+    payload = read_sealed(path, ADVICE_KIND)
+    if payload is None:
+        return None
+    try:
+        advice = msgspec.json.decode(payload, type=Advice)
+    except msgspec.DecodeError as exc:
+        raise CacheError(f"{path}: undecodable advice: {exc}") from None
+    if advice.advice_version != ADVICE_VERSION:
+        raise CacheError(f"{path}: advice version {advice.advice_version}, not {ADVICE_VERSION}")
+    return advice
+
+
+def store_advice(path: Path, advice: Advice) -> None:
+    """Write the advice sealed, atomically (a reader sees the old file or the new one)."""
+    write_sealed(path, ADVICE_KIND, msgspec.json.encode(advice))
 
 
 def run_reports(
@@ -62,11 +89,11 @@ def advise_file(
         entry = workspace.entry(file.source, cache_variant(file.format, file.worker, points))
         stored = entry.dir / advice_name(rules_dirs, run)
         try:
-            return msgspec.json.decode(stored.read_bytes(), type=Advice)
-        except FileNotFoundError:
-            pass
-        except (OSError, msgspec.DecodeError) as exc:
-            log.warning("recomputing advice: %s: %s", stored, exc)
+            found = stored_advice(stored)
+            if found is not None:
+                return found
+        except CacheError as exc:
+            log.warning("recomputing advice: %s", exc)
 
     def trace() -> Trace | None:
         return load_trace(file.source, workspace, None, file.format, file.worker, points)
@@ -77,7 +104,7 @@ def advise_file(
     advice = advise_report(report, trace, others, rules_dirs)
     if stored is not None and stored.parent.is_dir():
         try:
-            write_json_atomic(stored, msgspec.to_builtins(advice))
+            store_advice(stored, advice)
             for old in stored.parent.glob("advice-*.json"):  # advice of older rules or runs
                 if old != stored:
                     old.unlink(missing_ok=True)

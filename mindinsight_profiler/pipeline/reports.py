@@ -1,8 +1,9 @@
 """The one path from an input file to its analysed report, through the workspace cache.
 
 The CLI (and later the server) call these functions; they never parse or analyse
-themselves. A cache problem never fails a request: a corrupt entry is rebuilt, an unwritable
-workspace only costs the speed-up.
+themselves. A cache problem never fails a request: a damaged, edited or older-format entry
+(its checksums, `store.integrity`) is a miss, logged, invalidated and rebuilt from the input
+under the entry's lock; an unwritable workspace only costs the speed-up.
 """
 
 from __future__ import annotations
@@ -62,24 +63,43 @@ def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> Report
 
 def stored_report(entry: CacheEntry) -> Report | None:
     """The cached report if present, of the current version and of the declared contract
-    (decoded typed: a file another version wrote is a miss); CacheError when corrupt."""
+    (decoded typed: a file another version wrote is a miss); CacheError when its checksum,
+    or its manifest's, does not match (damaged or edited)."""
     raw = entry.load_report()
     if raw is None:
         return None
     try:
         report = decode_report(raw)
-    except msgspec.DecodeError:
-        return None  # another contract (an older version's): rebuilt and overwritten
-    return report if report.report_version == REPORT_VERSION else None
+    except msgspec.DecodeError as exc:  # another contract (an older version's): rebuilt
+        log.warning("rebuilding cache: %s: a report of another contract: %s", entry.dir, exc)
+        return None
+    if report.report_version != REPORT_VERSION:
+        log.warning("rebuilding cache: %s: report version %d, not %d", entry.dir,
+                    report.report_version, REPORT_VERSION)  # fmt: skip
+        return None
+    return report
 
 
-def _cached_report(entry: CacheEntry) -> Report | None:
-    """`stored_report`, a corrupt entry discarded (the caller rebuilds it)."""
+def _cached_report(entry: CacheEntry, repair: bool = True) -> Report | None:
+    """`stored_report`, a damaged entry a miss; with `repair` (the caller holds the entry's
+    lock and rebuilds it) the damage is logged and the entry invalidated."""
     try:
         return stored_report(entry)
     except CacheError as exc:
-        log.warning("rebuilding cache: %s", exc)
-        entry.discard()
+        if repair:
+            log.warning("rebuilding cache: %s", exc)
+            entry.invalidate()
+        return None
+
+
+def _cached_trace(entry: CacheEntry, repair: bool = True) -> Trace | None:
+    """`entry.load_trace()` (every column's checksum verified), as `_cached_report`."""
+    try:
+        return entry.load_trace()
+    except CacheError as exc:
+        if repair:
+            log.warning("rebuilding cache: %s", exc)
+            entry.invalidate()
         return None
 
 
@@ -103,7 +123,7 @@ def analyse_file(
     if workspace is None:
         return read()[1], False
     entry = workspace.entry(path, cache_variant(fmt, worker, points))
-    report = _cached_report(entry)
+    report = _cached_report(entry, repair=False)  # a damaged entry is repaired under the lock
     if report is not None:
         return report, True
     try:
@@ -128,20 +148,21 @@ def load_trace(
     points: StepPoints = AUTO_POINTS,
 ) -> Trace:
     """The model of one worker's input, memory-mapped from the cache when possible."""
-    entry = (
-        workspace.entry(path, cache_variant(fmt, worker, points)) if workspace is not None else None
-    )
-    if entry is not None:
-        try:
-            trace = entry.load_trace()
-            if trace is not None:
-                return trace
-        except CacheError as exc:
-            log.warning("rebuilding cache: %s", exc)
-            entry.discard()
-    trace, local = _read(path, fmt, worker, progress)
-    if entry is not None:
-        _save(entry, trace, _report(trace, local, worker, points))
+    if workspace is None:
+        return _read(path, fmt, worker, progress)[0]
+    entry = workspace.entry(path, cache_variant(fmt, worker, points))
+    trace = _cached_trace(entry, repair=False)  # a damaged entry is repaired under the lock
+    if trace is not None:
+        return trace
+    try:
+        with workspace.lock(entry):
+            trace = _cached_trace(entry)  # written by another process while we waited
+            if trace is None:
+                trace, local = _read(path, fmt, worker, progress)
+                _save(entry, trace, _report(trace, local, worker, points))
+    except OSError as exc:  # unwritable workspace: read without caching
+        log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
+        trace = _read(path, fmt, worker, progress)[0]
     return trace
 
 

@@ -4,19 +4,23 @@ A request resolves its input through the registry (opaque id, worker and span ch
 against the run's own) and then reads only the workspace cache: the report, the
 memory-mapped trace, the timeline index, the stored advice. When the background analysis
 has not written them yet the answer is 409 `not_ready`, so no request ever waits for a
-multi-second parse (MindInsight re-read the files on every request). A corrupt entry is
-also `not_ready`: the background analysis rebuilds it.
+multi-second parse (MindInsight re-read the files on every request). A damaged or edited
+entry (its checksums do not match, `store.integrity`) is never served: it is logged,
+invalidated (so the scheduler sees the input as not analysed and queues it again) and
+answered `not_ready` until the background analysis has rebuilt it.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from threading import Lock
 from typing import Any
 
-import msgspec
 import numpy as np
 
 from mindinsight_profiler.advisor.model import Advice
@@ -30,12 +34,15 @@ from mindinsight_profiler.analysis.timeline.index import (
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.pipeline.advice import stored_advice
 from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
 from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,16 @@ def resolve(run: str, worker: str | None = None, span: str | None = None) -> Tar
     return Target(entry, file, _cache_entry(file))
 
 
+def _rebuild(target: Target, seen: str, problem: str | None) -> None:
+    """Log a damaged entry (unless `problem` was logged already) and invalidate it for the
+    background analysis to rebuild, unless it was rewritten since it was read (`seen`, its
+    identity then: a fresh entry is kept)."""
+    if problem is not None:
+        log.warning("not serving %s; queued for rebuilding", problem)
+    if _identity(target) == seen:
+        target.cache.invalidate()
+
+
 def _identity(target: Target) -> str:
     """The cache entry as written: a rewrite (e.g. the timeline index added) changes it."""
     try:
@@ -119,9 +136,12 @@ def report(target: Target) -> dict[str, Any]:
     if found is None:
         try:  # decoded with its type: another version's or contract's report is a miss
             typed = stored_report(target.cache)
-        except CacheError:
-            typed = None
+        except CacheError as exc:
+            _rebuild(target, key, str(exc))
+            raise _not_ready(target, "the report") from None
         if typed is None:
+            if not key.endswith("|missing"):  # a report of another version (logged)
+                _rebuild(target, key, None)
             raise _not_ready(target, "the report")
         found = report_builtins(typed)
         with _reports_lock:
@@ -148,7 +168,8 @@ class _Traces:
                 return self._items[key]
         try:
             trace = target.cache.load_trace()
-        except CacheError:
+        except CacheError as exc:
+            _rebuild(target, key, str(exc))
             trace = None
         if trace is None:
             raise _not_ready(target, "the trace")
@@ -204,23 +225,45 @@ def timeline(target: Target) -> tuple[Trace, TimelineIndex]:
 
 
 def advice(target: Target) -> Advice:
-    """The stored advice for the server's rules; computed by the background analysis."""
+    """The stored advice for the server's rules; computed by the background analysis.
+
+    Damaged or edited advice is removed (the scheduler then computes it again) and answered
+    `not_ready`, never served."""
     settings = services().settings
     stored = target.cache.dir / advice_name(settings.rules_dirs, target.run.run)
     try:
         st = stored.stat()
-        key = f"{stored}|{st.st_mtime_ns}|{st.st_size}"
-        with _reports_lock:
-            found = _advices.get(key)
-        if found is None:
-            found = msgspec.json.decode(stored.read_bytes(), type=Advice)
-            with _reports_lock:
-                if len(_advices) >= REPORTS_KEPT:
-                    _advices.clear()
-                _advices[key] = found
-        return found
-    except (OSError, msgspec.DecodeError):
+    except OSError:
         raise _not_ready(target, "the advice") from None
+    key = f"{stored}|{st.st_mtime_ns}|{st.st_size}|{st.st_ino}"
+    with _reports_lock:
+        found = _advices.get(key)
+    if found is not None:
+        return found
+    try:
+        found = stored_advice(stored)
+    except CacheError as exc:
+        log.warning("not serving %s; queued for recomputing", exc)
+        _remove_if_unchanged(stored, st)
+        found = None
+    if found is None:
+        raise _not_ready(target, "the advice")
+    with _reports_lock:
+        if len(_advices) >= REPORTS_KEPT:
+            _advices.clear()
+        _advices[key] = found
+    return found
+
+
+def _remove_if_unchanged(path: Path, seen: os.stat_result) -> None:
+    """Remove a damaged file unless it was replaced since it was read (a fresh copy stays)."""
+    try:
+        now = path.stat()
+        if (now.st_ino, now.st_mtime_ns, now.st_size) == (seen.st_ino, seen.st_mtime_ns,
+                                                          seen.st_size):  # fmt: skip
+            path.unlink()
+    except OSError:
+        pass
 
 
 #: Decoded stored advice per process, by file version (callers must not change it).

@@ -2,25 +2,32 @@
 
 gunicorn workers are separate processes and the analysis runs in yet another one, so the
 state of an input lives in a small JSON file, `<workspace>/state/<key>.json`, rewritten
-atomically (a reader sees the old state or the new one). The key is a hash of the input's
-path and variant, so a route finds it without reading the input; the file also records the
-input's fingerprint (the cache key) so the scheduler can tell an outdated state from a
-current one.
+atomically (a reader sees the old state or the new one) and sealed with its SHA-256
+(`store.integrity`): a damaged, edited or older-format state file reads as no state, so the
+scheduler queues the input again (a cache hit when the entry is sound). The key is a hash
+of the input's path and variant, so a route finds it without reading the input; the file
+also records the input's fingerprint (the cache key) so the scheduler can tell an outdated
+state from a current one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
+from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.pipeline.keys import cache_variant
-from mindinsight_profiler.store.atomic import write_json_atomic
+from mindinsight_profiler.store.atomic import json_default
+from mindinsight_profiler.store.integrity import read_sealed, write_sealed
+
+log = logging.getLogger(__name__)
 
 QUEUED, ANALYSING, READY, FAILED = "queued", "analysing", "ready", "failed"
 #: Worst first: a run is as far along as its least advanced input.
@@ -44,10 +51,12 @@ class StateStore:
         return self.dir / f"{state_key(file, self.points)}.json"
 
     def read(self, file: TraceFile) -> dict[str, Any] | None:
-        """The recorded state, or None when never recorded (or unreadable: treated as new)."""
+        """The recorded state, or None when never recorded (or damaged: treated as new)."""
         try:
-            data = json.loads(self.path(file).read_text())
-        except (OSError, ValueError):
+            payload = read_sealed(self.path(file), "state")
+            data = json.loads(bytes(payload)) if payload is not None else None
+        except (CacheError, ValueError) as exc:
+            log.warning("ignoring the state of %s: %s", file.path, exc)
             return None
         return data if isinstance(data, dict) and data.get("state") in _RANK else None
 
@@ -61,7 +70,8 @@ class StateStore:
             "updated": time.time(),
             **extra,
         }
-        write_json_atomic(self.path(file), record)
+        body = json.dumps(record, separators=(",", ":"), default=json_default).encode()
+        write_sealed(self.path(file), "state", body)
 
     def run_state(self, files: Iterable[TraceFile]) -> dict[str, Any]:
         """A run's state: the worst of its inputs', mean progress, and the first failure."""

@@ -23,12 +23,12 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _write_atomic(path: Path, write: Callable[[IO[str]], object]) -> None:
+def _write_atomic(path: Path, write: Callable[[IO[Any]], object], mode: str = "w") -> None:
     """`write` into a temporary file in the same folder, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, mode) as f:
             write(f)
         os.replace(tmp, path)
     except BaseException:
@@ -36,8 +36,14 @@ def _write_atomic(path: Path, write: Callable[[IO[str]], object]) -> None:
         raise
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    _write_atomic(path, lambda f: f.write(text))
+def write_bytes_atomic(path: Path, *parts: bytes) -> None:
+    """`parts` one after the other in one file (no joined copy of a large payload)."""
+
+    def write(f: IO[bytes]) -> None:
+        for part in parts:
+            f.write(part)
+
+    _write_atomic(path, write, "wb")
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -2,10 +2,15 @@
 
 Layout: `<workspace>/cache/<key>/` holds one `.npy` file per column (reopened memory-mapped,
 so a later open costs milliseconds, not a re-parse), `strings.json`, `report.json` and a
-`manifest.json` with the schema versions, sizes and CRC32 of every file. An entry is built
-in a temporary folder and renamed into place, so readers never see half an entry; a per-key
-lock keeps two processes from parsing the same file at once. A stale or corrupt entry is
-reported as a miss (CacheError) and the caller rebuilds it. The user's input is only read.
+`manifest.json` with the schema versions and the size and checksum of every file. The
+manifest is sealed (`store.integrity`: its own SHA-256 in a header line); the JSON files'
+SHA-256 is checked on the bytes read (they are read whole anyway), the columns' CRC32 as
+they are reopened (a pass over memory-mapped data that is not otherwise read: CRC32 is
+about 3.5 times faster than SHA-256 here, and as sure to catch a damaged block). An entry
+is built in a temporary folder and renamed into place, so readers never see half an entry;
+a per-key lock keeps two processes from parsing the same file at once. A damaged, edited or
+older-format entry raises CacheError naming the file; the caller logs it, `invalidate`s the
+entry and rebuilds it. The user's input is only read.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
 from mindinsight_profiler.store.atomic import json_default
+from mindinsight_profiler.store.integrity import seal, sha256_hex, unseal
 
-CACHE_FORMAT = 1
+#: 2: a sealed manifest, SHA-256 of the JSON files (entries of format 1 sit under other keys).
+CACHE_FORMAT = 2
 _TABLES = ("events", "memory", "flows")
 _SAMPLE = 1 << 20
 
@@ -75,9 +82,8 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def _write_json(path: Path, data: Any) -> None:
-    # Not atomic on its own: files are written into a temporary folder renamed as a whole.
-    path.write_text(json.dumps(data, separators=(",", ":"), default=json_default))
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), default=json_default).encode()
 
 
 #: Files beside the manifest that `save` keeps when it rewrites an entry (not in the manifest:
@@ -94,21 +100,27 @@ class CacheEntry:
         self.dir = root / key
 
     def _manifest(self) -> dict[str, Any] | None:
+        """The verified manifest; None when the entry is absent."""
         path = self.dir / "manifest.json"
-        if not path.exists():
-            return None
         try:
-            manifest = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise CacheError(f"{path}: unreadable manifest: {exc}") from None
-        if (
-            manifest.get("cache_format") != CACHE_FORMAT
-            or manifest.get("schema_version") != SCHEMA_VERSION
-        ):
+            data = path.read_bytes()
+        except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise CacheError(f"{path}: unreadable manifest: {exc}") from None
+        try:
+            manifest = json.loads(bytes(unseal(data, "manifest", path)))
+            formats = (manifest["cache_format"], manifest["schema_version"])
+            manifest["files"].items()
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise CacheError(f"{path}: undecodable manifest: {exc!r}") from None
+        if formats != (CACHE_FORMAT, SCHEMA_VERSION):  # under this key only by mistake
+            raise CacheError(f"{path}: cache format {formats[0]} schema {formats[1]}, "
+                             f"not {CACHE_FORMAT} {SCHEMA_VERSION}")  # fmt: skip
         return dict(manifest)
 
     def _checked(self, manifest: dict[str, Any], name: str, verify: bool) -> Path:
+        """A column file of the right size, its CRC32 checked when `verify`."""
         info = manifest["files"].get(name)
         path = self.dir / name
         if info is None or not path.exists() or path.stat().st_size != info["size"]:
@@ -117,17 +129,25 @@ class CacheEntry:
             raise CacheError(f"{path}: checksum mismatch")
         return path
 
+    def _read_checked(self, manifest: dict[str, Any], name: str) -> bytes:
+        """A JSON file's bytes, its size and SHA-256 checked on what was read."""
+        info = manifest["files"].get(name)
+        path = self.dir / name
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CacheError(f"{path}: missing or unreadable cache file: {exc}") from None
+        if info is None or len(data) != info.get("size") or sha256_hex(data) != info.get("sha256"):
+            raise CacheError(f"{path}: checksum mismatch (truncated or changed)")
+        return data
+
     def load_report(self, name: str = "report") -> bytes | None:
         """The stored report's JSON, checksum verified; the caller decodes it with its type
         (the store does not know the report's contract: `pipeline.reports.cached_report`)."""
         manifest = self._manifest()
         if manifest is None or f"{name}.json" not in manifest["files"]:
             return None
-        path = self._checked(manifest, f"{name}.json", verify=True)
-        try:
-            return path.read_bytes()
-        except OSError as exc:
-            raise CacheError(f"{path}: unreadable cache file: {exc}") from None
+        return self._read_checked(manifest, f"{name}.json")
 
     def load_trace(self, verify: bool = True) -> Trace | None:
         """The cached trace with columns memory-mapped (read-only)."""
@@ -150,15 +170,19 @@ class CacheEntry:
                     )
                     for col in columns
                 }
-            strings = json.loads(self._checked(manifest, "strings.json", verify).read_text())
-        except (ValueError, OSError, KeyError) as exc:
+            strings = json.loads(self._read_checked(manifest, "strings.json"))
+            tracks = [Track(**t) for t in manifest["tracks"]]
+            meta = manifest["meta"]
+        except (ValueError, OSError, KeyError, TypeError) as exc:
             raise CacheError(f"{self.dir}: unreadable cache entry: {exc}") from None
-        tracks = [Track(**t) for t in manifest["tracks"]]
         trace = Trace(
             tables["events"], tables["memory"], tables["flows"], StringTable(strings), tracks,
-            manifest["meta"], side,
+            meta, side,
         )  # fmt: skip
-        trace.check()
+        try:
+            trace.check()
+        except ValueError as exc:
+            raise CacheError(f"{self.dir}: inconsistent cache entry: {exc}") from None
         return trace
 
     def save(self, trace: Trace, reports: dict[str, bytes]) -> None:
@@ -168,7 +192,7 @@ class CacheEntry:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=self.root))
         try:
-            files: dict[str, dict[str, int]] = {}
+            files: dict[str, dict[str, int | str]] = {}
             tables: dict[str, list[str]] = {}
             for table in _TABLES:
                 columns = getattr(trace, table)
@@ -184,10 +208,10 @@ class CacheEntry:
                         np.ascontiguousarray(values),
                         allow_pickle=False,
                     )
-            _write_json(tmp / "strings.json", trace.strings.to_list())
-            for name, report in reports.items():
-                (tmp / f"{name}.json").write_bytes(report)
-            for path in tmp.iterdir():
+            for name, data in {"strings": _json_bytes(trace.strings.to_list()), **reports}.items():
+                (tmp / f"{name}.json").write_bytes(data)
+                files[f"{name}.json"] = {"size": len(data), "sha256": sha256_hex(data)}
+            for path in tmp.glob("*.npy"):
                 files[path.name] = {"size": path.stat().st_size, "crc32": _crc(path)}
             manifest = {
                 "cache_format": CACHE_FORMAT,
@@ -199,7 +223,8 @@ class CacheEntry:
                 "meta": trace.meta,
                 "files": files,
             }
-            _write_json(tmp / "manifest.json", manifest)
+            body = _json_bytes(manifest)
+            (tmp / "manifest.json").write_bytes(seal("manifest", body) + body)
             self._keep_sidecars(tmp)
             if self.dir.exists():
                 shutil.rmtree(self.dir, ignore_errors=True)
@@ -225,8 +250,10 @@ class CacheEntry:
                 except OSError:
                     continue
 
-    def discard(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+    def invalidate(self) -> None:
+        """Make the entry a miss for every reader (its manifest removed): the next analysis
+        rebuilds it, keeping its sidecars, and the server's scheduler sees it as not analysed."""
+        (self.dir / "manifest.json").unlink(missing_ok=True)
 
 
 class Workspace:

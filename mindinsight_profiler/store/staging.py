@@ -2,12 +2,15 @@
 
 Each object is streamed (one GET read in 64 KiB pieces on S3, 8 MiB reads elsewhere; never
 the whole object in memory) to a hidden temporary name beside its place and renamed into
-place, so a reader never sees half a file. Its listed size and version are recorded in
-`<stage>/versions/` *after* the rename: a crash in between leaves a record that does not
-match, and the object is fetched again. A per-input lock keeps two processes (two server
-workers, a CLI beside a server) from downloading the same input at once. Files that the
-input's staged folders hold but the listing no longer names are removed, so a file deleted
-on the server is not read from an older copy.
+place, so a reader never sees half a file. Its listed size and version and the SHA-256 of
+the staged bytes are recorded in `<stage>/versions/` (sealed: `store.integrity`) *after* the
+rename: a crash in between leaves a record that does not match, and the object is fetched
+again; so is a staged copy damaged or edited since (its hash is checked each time it is
+about to be read: staging only runs on a cache miss, before a parse that costs far more).
+A per-input lock keeps two processes (two server workers, a CLI beside a server) from
+downloading the same input at once. Files that the input's staged folders hold but the
+listing no longer names are removed, so a file deleted on the server is not read from an
+older copy.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import atexit
 import fcntl
 import hashlib
+import json
+import logging
 import os
 import shutil
 import tempfile
@@ -22,13 +27,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.errors import CacheError, InputError
 from mindinsight_profiler.formats.discovery import Run, discover
 from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.sources import Member, RemoteInput, parse_location
 from mindinsight_profiler.store import remote
-from mindinsight_profiler.store.atomic import write_text_atomic
 from mindinsight_profiler.store.cache import Workspace
+from mindinsight_profiler.store.integrity import read_sealed, write_sealed
+
+log = logging.getLogger(__name__)
 
 #: Temporary files older than this (seconds) are left-overs of a killed download.
 STALE_PART_S = 3600.0
@@ -42,13 +49,39 @@ def _record_path(stage: Path, m: Member) -> Path:
     return stage / "versions" / _digest(m.url)
 
 
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(remote.CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _record(stage: Path, m: Member) -> None:
+    """Record the staged copy of `m`: its listed size and version, the hash of its bytes."""
+    data = {"size": m.size, "version": m.version, "sha256": _file_sha256(m.local)}
+    write_sealed(_record_path(stage, m), "staged", json.dumps(data).encode())
+
+
 def _current(stage: Path, m: Member) -> bool:
-    """Whether the staged copy is the listed version (size checked on disk too)."""
+    """Whether the staged copy is the listed version, whole and unchanged since staged."""
+    path = _record_path(stage, m)
     try:
-        recorded = _record_path(stage, m).read_text()
-        return recorded == f"{m.size}|{m.version}" and m.local.stat().st_size == m.size
-    except OSError:
-        return False
+        payload = read_sealed(path, "staged")
+        if payload is None:
+            return False
+        recorded = json.loads(bytes(payload))
+        if (recorded["size"], recorded["version"]) != (m.size, m.version):
+            return False  # a new version on the server
+        if m.local.stat().st_size == m.size and _file_sha256(m.local) == recorded["sha256"]:
+            return True
+        problem = "its staged copy changed since it was downloaded"
+    except (CacheError, ValueError, TypeError, KeyError) as exc:
+        problem = f"its record is damaged: {exc}"
+    except OSError as exc:
+        problem = f"its staged copy is unreadable: {exc}"
+    log.warning("downloading %s again: %s", m.url, problem)
+    return False
 
 
 def _open(fs: Any, rpath: str) -> Any:
@@ -136,7 +169,7 @@ def stage(r: RemoteInput, progress: ProgressFn | None = None) -> Path:
             total, done = sum(m.size for m in stale), 0
             for m in stale:
                 _download(m, progress, done, total)
-                write_text_atomic(_record_path(r.stage_dir, m), f"{m.size}|{m.version}")
+                _record(r.stage_dir, m)
                 done += m.size
             _prune(r)
             if all(m.local != r.local for m in r.members):

@@ -10,6 +10,7 @@ from mindinsight_profiler.advisor.expr import ExpressionError, evaluate, parse
 from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import load_rules
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.pipeline.advice import stored_advice
 from mindinsight_profiler.store.cache import Workspace
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
@@ -142,7 +143,8 @@ def test_stored_advice_is_reused_and_a_corrupt_copy_recomputed(tmp_path: Path) -
     assert advise_path(path, tmp_path) == first and stored.stat().st_mtime_ns == before
     stored.write_text('{"advice_version": 1, "findings": [')  # a torn write by another tool
     assert advise_path(path, tmp_path) == first
-    assert stored.read_text().startswith(f'{{"advice_version":{ADVICE_VERSION}')
+    assert stored_advice(stored) == first  # rewritten, sealed, of this version
+    assert f'{{"advice_version":{ADVICE_VERSION},'.encode() in stored.read_bytes()
 
 
 def test_stored_advice_survives_adding_the_timeline_index(tmp_path: Path) -> None:

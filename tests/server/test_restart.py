@@ -1,5 +1,5 @@
 """SIGKILL the whole server in the middle of an analysis: the next start finishes it, and the
-cache entry is whole (report loads, every file's CRC matches its manifest)."""
+cache entry is whole (report loads, every file matches its checksum in the sealed manifest)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_sigkill_mid_analysis_then_restart(tmp_path: Path) -> None:
     finally:
         server.stop()
 
-    report = entry.load_report()  # verifies the CRC32 of report.json against the manifest
+    report = entry.load_report()  # verifies the SHA-256 of report.json against the manifest
     assert report is not None and json.loads(report)["operators"]
     loaded = entry.load_trace(verify=True)  # every column's CRC32
     assert loaded is not None and len(loaded.events["start_ns"]) > 0

@@ -11,10 +11,14 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import Member
+from mindinsight_profiler.pipeline.keys import cache_variant
+from mindinsight_profiler.pipeline.reports import analyse_file
 from mindinsight_profiler.store import staging
-from mindinsight_profiler.store.cache import fingerprint
+from mindinsight_profiler.store.cache import Workspace, fingerprint
 from mindinsight_profiler.store.remote import discover_remote
 from tests.conftest import shared
+from tests.integration.tamper import drop_header, edit_sealed, flip_byte, truncate, warned
 
 pytest.importorskip("fsspec")
 
@@ -166,3 +170,46 @@ def test_locations_and_staging_folders(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv(OPTIONS_ENV, '{"endpoint_url": "http://127.0.0.1:9001"}')
     assert stage_dir(tmp_path, "s3://bucket/runs") != first  # another server: another folder
     assert stage_dir(tmp_path, "gs://bucket/runs") != stage_dir(tmp_path, "s3://bucket/runs")
+
+
+def _old_record(path: Path, m: Member) -> None:
+    """The record as written before staged copies were hashed: `size|version`."""
+    path.write_text(f"{m.size}|{m.version}")
+
+
+RECORD_TAMPERS = {
+    "staged copy flipped": lambda record, m: flip_byte(m.local),
+    "record edited": lambda record, m: edit_sealed(record, lambda d: {**d, "sha256": "0" * 64}),
+    "record truncated": lambda record, m: truncate(record),
+    "record without checksum": lambda record, m: drop_header(record),
+    "record of the old format": _old_record,
+}
+
+
+@pytest.mark.parametrize("tamper", list(RECORD_TAMPERS))
+def test_a_damaged_staged_copy_is_fetched_again(
+    tmp_path: Path, downloads: list[str], tamper: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A staged object changed on disk, or its record damaged, is downloaded again before
+    the input is read, and the rebuilt report is the first one."""
+    trace = shared("torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json")
+    _write(tmp_path / "bucket/run/w0.1.pt.trace.json", trace.read_text())
+    ws = Workspace(tmp_path / "ws")
+    (run,) = discover_remote(f"file://{tmp_path}/bucket/run", ws.root)
+    (file,) = run.files
+    assert file.remote is not None
+    (member,) = file.remote.members
+    first, _ = analyse_file(file.source, ws, None, file.format, file.worker)
+    assert downloads == [member.url]
+    record = staging._record_path(file.remote.stage_dir, member)
+    RECORD_TAMPERS[tamper](record, member)
+    downloads.clear()
+    ws.entry(file.source, cache_variant(file.format, file.worker)).invalidate()  # read it again
+    again, cached = analyse_file(file.source, ws, None, file.format, file.worker)
+    assert not cached and again == first
+    assert downloads == [member.url]
+    assert warned(caplog, member.url).count("downloading") == 1
+    assert member.local.read_bytes() == trace.read_bytes()
+    downloads.clear()
+    staging.stage(file.remote)
+    assert downloads == []  # recorded afresh: current again
