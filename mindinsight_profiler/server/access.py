@@ -5,7 +5,8 @@ against the run's own) and then reads only the workspace cache: the report, the
 memory-mapped trace, the timeline index, the stored advice. When the background analysis
 has not written them yet the answer is 409 `not_ready`, so no request ever waits for a
 multi-second parse (MindInsight re-read the files on every request). A corrupt entry is
-also `not_ready`: the background analysis rebuilds it.
+also `not_ready`: the background analysis rebuilds it. An input whose analysis failed (for
+its current content) answers 422 `analysis_failed` with the reason, never "not yet".
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
+from mindinsight_profiler.server.state import FAILED
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 
@@ -51,6 +53,15 @@ class Target:
 
 
 def _not_ready(target: Target, what: str) -> ApiError:
+    rec = services().states.read(target.file)
+    current = rec is not None and rec.get("fingerprint") in ("", target.cache.key)
+    if rec is not None and current and rec["state"] == FAILED:
+        reason = str(rec.get("error") or "analysis failed")
+        return ApiError(
+            422, "analysis_failed",
+            f"the analysis of run {target.run.name} worker {target.file.worker} failed: {reason}",
+            run=target.run.id, worker=target.file.worker, state=FAILED, reason=reason,
+        )  # fmt: skip
     return ApiError(
         409, "not_ready",
         f"{what} of run {target.run.name} worker {target.file.worker} is not analysed yet",
