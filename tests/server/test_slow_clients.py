@@ -137,8 +137,16 @@ def _get(target: str, *fields: str) -> bytes:
         (_get("/healthz", "Content-Length: lots"), 400, "bad_request"),
         (_get("/healthz", "Content-Length: 100000"), 413, "content_too_large"),
     ],
-    ids=["long-url", "url-under-limit", "long-field", "large-head", "many-fields", "chunked",
-         "bad-length", "large-body"],  # fmt: skip
+    ids=[
+        "long-url",
+        "url-under-limit",
+        "long-field",
+        "large-head",
+        "many-fields",
+        "chunked",
+        "bad-length",
+        "large-body",
+    ],
 )
 def test_limits_answer_in_the_json_error_shape(
     server: Server, request_bytes: bytes, status: int, code: str
