@@ -174,7 +174,7 @@ def start(args: argparse.Namespace) -> int:
         sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(args.workers),
         "--worker-class", WORKER, "--threads", str(args.threads), "--keep-alive", "5",
         *(x for item in GUNICORN_LIMITS.items() for x in item),
-        "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20",
+        "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20", "--no-control-socket",
         "--error-logfile", str(logs / f"gunicorn-{args.port}.log"), "--capture-output",
         "--name", f"mindinsight-{args.port}", APP,
     ]  # fmt: skip

@@ -32,6 +32,7 @@ from http import HTTPStatus
 from typing import Any
 
 from gunicorn import http
+from gunicorn.http import errors as parse_errors
 from gunicorn.workers.gthread import ThreadWorker
 
 from mindinsight_profiler.server.errors import error_document
@@ -45,6 +46,22 @@ LINGER_S = 2.0
 #: Sending an answer fails when the client takes no bytes for this long.
 SEND_TIMEOUT_S = 20.0
 _SECURITY = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+#: What gunicorn's parser may still refuse (a malformed request), as our JSON errors; the
+#: first match wins. The text is ours: gunicorn's echoes the request and names its classes.
+_PARSE_ERRORS: list[tuple[type[Exception], Refused | None]] = [
+    (parse_errors.InvalidResponseHeader, None),  # the app's fault: a 500
+    (parse_errors.InvalidResponseHeaderName, None),
+    (parse_errors.ConfigurationProblem, None),
+    (parse_errors.LimitRequestLine, Refused(414, "uri_too_long", "the request line is too long")),
+    (parse_errors.LimitRequestHeaders, Refused(431, "header_too_large", "the head is too large")),
+    (
+        parse_errors.UnsupportedTransferCoding,
+        Refused(501, "not_implemented", "unsupported transfer coding"),
+    ),
+    (parse_errors.ExpectationFailed, Refused(417, "expectation_failed", "unsupported Expect")),
+    (parse_errors.ParseException, Refused(400, "bad_request", "malformed HTTP request")),
+]
+_INTERNAL = Refused(500, "internal", "internal server error (see the server log)")
 
 
 @dataclass(eq=False)
@@ -80,9 +97,14 @@ class GatedThreadWorker(ThreadWorker):
         if fs.cancelled() or fs.exception() is not None or fs.result() or self.cfg.is_ssl:
             super().finish_request(conn, fs)
             return
+        try:  # the thread may have closed it already (an error after the answer began)
+            conn.sock.setblocking(False)
+        except OSError:
+            self.nr_conns -= 1
+            conn.close()
+            return
         gate = _Gate(conn, time.monotonic() + LINGER_S, closing=True)
         self._gates[id(conn)] = gate
-        conn.sock.setblocking(False)
         _shutdown_write(conn.sock)
         self._register(gate)
 
@@ -95,6 +117,16 @@ class GatedThreadWorker(ThreadWorker):
             self.log.info("closed a connection that took no bytes of its answer for %g s",
                           SEND_TIMEOUT_S)  # fmt: skip
             return False
+
+    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: Exception) -> None:
+        """gunicorn's error pages (HTML that echoes the request) as the API's JSON errors."""
+        refused = next((r for cls, r in _PARSE_ERRORS if isinstance(exc, cls)), None)
+        if refused is None:
+            self.log.exception("error handling a request")
+        else:
+            self.log.warning("invalid request from %s: %s", (addr or ("?",))[0], exc)
+        with contextlib.suppress(OSError):
+            client.sendall(_answer(refused or _INTERNAL))
 
     def murder_pending(self) -> None:
         """Each loop turn: also answer or close gated connections past their deadline."""
@@ -145,12 +177,8 @@ class GatedThreadWorker(ThreadWorker):
 
     def _refuse(self, gate: _Gate, refused: Refused) -> None:
         """The JSON error, then a lingering close (so the client reads it, not a reset)."""
-        body = json.dumps(error_document(refused.code, refused.message)).encode()
-        head = [f"HTTP/1.1 {refused.status} {HTTPStatus(refused.status).phrase}",
-                "Content-Type: application/json", f"Content-Length: {len(body)}",
-                "Connection: close", *(f"{k}: {v}" for k, v in _SECURITY.items())]  # fmt: skip
         with contextlib.suppress(OSError):  # a small answer fits the socket's buffer
-            gate.conn.sock.send("\r\n".join(head).encode() + b"\r\n\r\n" + body)
+            gate.conn.sock.send(_answer(refused))
         _shutdown_write(gate.conn.sock)
         gate.closing, gate.buf = True, bytearray()
         gate.deadline = time.monotonic() + LINGER_S
@@ -175,6 +203,15 @@ class GatedThreadWorker(ThreadWorker):
         self._gates.pop(id(gate.conn), None)
         self.nr_conns -= 1
         gate.conn.close()
+
+
+def _answer(refused: Refused) -> bytes:
+    """The whole HTTP answer of a refused request: its JSON error, then the end."""
+    body = json.dumps(error_document(refused.code, refused.message)).encode()
+    head = [f"HTTP/1.1 {refused.status} {HTTPStatus(refused.status).phrase}",
+            "Content-Type: application/json", f"Content-Length: {len(body)}",
+            "Connection: close", *(f"{k}: {v}" for k, v in _SECURITY.items())]  # fmt: skip
+    return "\r\n".join(head).encode() + b"\r\n\r\n" + body
 
 
 def _shutdown_write(sock: socket.socket) -> None:

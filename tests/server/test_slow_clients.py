@@ -6,7 +6,7 @@ sending their headers a byte at a time stopped the default server. Here 50 such 
 their end stay open while `/healthz` and `/api/v1/runs` must keep answering, each within a
 second; then each trickling socket must get its 408 in the API's JSON error shape. The
 same server answers requests over the head limits in that shape too (not gunicorn's own
-plain-text pages).
+HTML pages), and so do requests gunicorn's parser finds malformed.
 """
 
 from __future__ import annotations
@@ -136,6 +136,9 @@ def _get(target: str, *fields: str) -> bytes:
         (_get("/healthz", "Transfer-Encoding: chunked"), 411, "length_required"),
         (_get("/healthz", "Content-Length: lots"), 400, "bad_request"),
         (_get("/healthz", "Content-Length: 100000"), 413, "content_too_large"),
+        # malformed: refused by gunicorn's parser, answered in our shape by our worker
+        (b"GARBAGE-<script>\r\n\r\n", 400, "bad_request"),
+        (_get("/healthz", "No colon <script>"), 400, "bad_request"),
     ],
     ids=[
         "long-url",
@@ -146,6 +149,8 @@ def _get(target: str, *fields: str) -> bytes:
         "chunked",
         "bad-length",
         "large-body",
+        "bad-request-line",
+        "bad-field",
     ],
 )
 def test_limits_answer_in_the_json_error_shape(
@@ -155,6 +160,7 @@ def test_limits_answer_in_the_json_error_shape(
     assert (got, body["error"]["code"]) == (status, code), body
     assert headers["content-type"] == "application/json" and body["error"]["message"]
     assert headers["cache-control"] == "no-store"
+    assert "<script>" not in json.dumps(body)  # never echoes the request
 
 
 def test_requests_just_under_the_limits_are_answered(server: Server) -> None:
