@@ -63,7 +63,8 @@ setup(
         "flask>=3.0",
         "marshmallow>=3.20",
         "apispec>=6.0",
-        "gunicorn>=22.0",
+        # server/worker.py extends gunicorn 27's gthread worker (its event loop's internals)
+        "gunicorn>=27.0,<28",
         "apscheduler>=3.10,<4",
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],

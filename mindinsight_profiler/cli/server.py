@@ -3,9 +3,11 @@
 `start` runs `python -m gunicorn 'mindinsight_profiler.server.app:create_app()'` in its own
 session (so `stop` can end the whole process group: master, workers and analysis
 processes, and nothing else), hands it the settings through `MINDINSIGHT_*` variables,
-waits for `/healthz` and prints the URL. gunicorn writes `<workspace>/server-<port>.pid`
-and removes it on a clean exit; a pid file whose process is gone or is not our server is
-stale and is removed with a message.
+waits for `/healthz` and prints the URL. Its workers are `server.worker.GatedThreadWorker`
+(slow clients hold no thread); a bind other than loopback gets a token (printed in the URL,
+as Jupyter does) unless `--no-auth` says otherwise, see `server/guard.py`. gunicorn writes
+`<workspace>/server-<port>.pid` and removes it on a clean exit; a pid file whose process is
+gone or is not our server is stale and is removed with a message.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -24,12 +28,14 @@ from typing import Any
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
+from mindinsight_profiler.server.guard import LOOPBACK
+from mindinsight_profiler.server.heads import GUNICORN_LIMITS
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace
 
 APP = "mindinsight_profiler.server.app:create_app()"
 START_TIMEOUT_S = 60.0
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+WORKER = "mindinsight_profiler.server.worker.GatedThreadWorker"
 
 
 def _env(name: str, default: Any) -> Any:
@@ -58,9 +64,18 @@ def add_parsers(sub: Any) -> None:
                    help="address to bind (default loopback)")  # fmt: skip
     s.add_argument("--workers", type=int, default=_env("WORKERS", 2),
                    help="gunicorn worker processes")  # fmt: skip
-    s.add_argument("--threads", type=int, default=_env("THREADS", 0),
-                   help="request threads per worker: 0 = sync workers (default: lowest "
-                        "tail latency on few cores), N = gthread workers, keep-alive")  # fmt: skip
+    s.add_argument("--threads", type=int, default=_env("THREADS", 8),
+                   help="request threads per worker (1-64); requests are read on each "
+                        "worker's event loop, so slow clients hold none")  # fmt: skip
+    s.add_argument("--allowed-hosts", default=_env("ALLOWED_HOSTS", ""),
+                   help="comma-separated host names requests may use besides the bound "
+                        "address, e.g. a reverse proxy's (* = any)")  # fmt: skip
+    s.add_argument("--token", default=_env("TOKEN", None),
+                   help="the token clients must send (default: a random one when binding "
+                        "anything but loopback; none on loopback)")  # fmt: skip
+    s.add_argument("--no-auth", action="store_true",
+                   help="no token even when binding anything but loopback (anyone who can "
+                        "reach the address reads the profiles)")  # fmt: skip
     s.add_argument("--url-path-prefix", default=_env("URL_PATH_PREFIX", ""),
                    help="serve under this path prefix")  # fmt: skip
     s.add_argument("--reload-interval", type=float, default=_env("RELOAD_INTERVAL", 60.0),
@@ -128,11 +143,12 @@ def start(args: argparse.Namespace) -> int:
         from mindinsight_profiler.pipeline.scale import NEEDS_DASK
 
         raise InputError("--scheduler", NEEDS_DASK)
-    if not 0 <= args.threads <= 64:
-        raise InputError("--threads", "must be between 0 (sync workers) and 64")
+    if not 1 <= args.threads <= 64:
+        raise InputError("--threads", "must be between 1 and 64")
     from mindinsight_profiler.advisor.rules import load_rules
 
     load_rules(args.rules_dir)  # a bad rule file stops the start here, not every analysis later
+    token = _token(args)
     workspace = Workspace(args.workspace).root.resolve()
     workspace.mkdir(parents=True, exist_ok=True)
     pidf = pid_file(workspace, args.port)
@@ -144,15 +160,14 @@ def start(args: argparse.Namespace) -> int:
         pidf.unlink(missing_ok=True)
     _check_port(args.host, args.port)
     if args.host not in LOOPBACK:
-        print(f"mindinsight: WARNING: binding to {args.host}: the profiles under {base} are "
-              "readable by anyone who can reach this address (no authentication)",
-              file=sys.stderr)  # fmt: skip
+        print(_warning(args.host, base, token), file=sys.stderr)
     settings = Settings(
         summary_base_dir=base if isinstance(base, str) else base.resolve(), workspace=workspace,
         rules_dirs=tuple(p.resolve() for p in args.rules_dir), host=args.host, port=args.port,
         workers=args.workers, url_path_prefix=args.url_path_prefix,
         reload_interval=args.reload_interval, jobs=args.jobs, scheduler=args.scheduler or None,
         fp_point=os.environ.get("FP_POINT") or None, bp_point=os.environ.get("BP_POINT") or None,
+        allowed_hosts=tuple(h for h in args.allowed_hosts.split(",") if h.strip()), token=token,
     )  # fmt: skip
     settings = Settings.from_env(settings.to_env())  # normalised exactly as workers will see it
     logs = workspace / "logs"
@@ -160,13 +175,14 @@ def start(args: argparse.Namespace) -> int:
     bind = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
     cmd = [
         sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(args.workers),
-        *(["--worker-class", "gthread", "--threads", str(args.threads), "--keep-alive", "5"]
-          if args.threads else ["--worker-class", "sync"]),
-        "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20",
+        "--worker-class", WORKER, "--threads", str(args.threads), "--keep-alive", "5",
+        *(x for item in GUNICORN_LIMITS.items() for x in item),
+        "--pid", str(pidf), "--timeout", "120", "--graceful-timeout", "20", "--no-control-socket",
         "--error-logfile", str(logs / f"gunicorn-{args.port}.log"), "--capture-output",
         "--name", f"mindinsight-{args.port}", APP,
     ]  # fmt: skip
-    env = {**os.environ, **settings.to_env()}
+    env = {k: v for k, v in os.environ.items() if k != "MINDINSIGHT_TOKEN"}
+    env.update(settings.to_env())  # a token only when the settings have one (not --no-auth)
     if args.foreground:  # before the child exists: a signal during start-up also stops it
         for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
             signal.signal(signum, _interrupt)
@@ -178,8 +194,9 @@ def start(args: argparse.Namespace) -> int:
     log_out.close()
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}{settings.url_path_prefix}"
+    shown = f"{url}/?token={token}" if token else f"{url}/"
     try:
-        return _serve(proc, url, logs, args.port, args.foreground, f"{base}", workspace)
+        return _serve(proc, url, shown, logs, args.port, args.foreground, f"{base}", workspace)
     except KeyboardInterrupt:
         _terminate(proc.pid, 30.0, proc)
         pidf.unlink(missing_ok=True)
@@ -187,8 +204,8 @@ def start(args: argparse.Namespace) -> int:
 
 
 def _serve(
-    proc: subprocess.Popen[bytes], url: str, logs: Path, port: int, foreground: bool,
-    base: str, workspace: Path,
+    proc: subprocess.Popen[bytes], url: str, shown: str, logs: Path, port: int,
+    foreground: bool, base: str, workspace: Path,
 ) -> int:  # fmt: skip
     """Wait until the server answers, then return (or, in the foreground, wait for it)."""
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -199,9 +216,31 @@ def _serve(
             tail = _tail(logs / f"gunicorn-{port}.log")
             raise InputError(url, f"server did not start (see {logs}):\n{tail}")
         time.sleep(0.2)
-    print(f"mindinsight: serving {base} at {url}/ (pid {proc.pid}, workspace {workspace})")
+    print(f"mindinsight: serving {base} at {shown} (pid {proc.pid}, workspace {workspace})")
     sys.stdout.flush()
     return proc.wait() if foreground else 0
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The token clients must send: given, or new for a bind other than loopback."""
+    if args.no_auth and args.token:
+        raise InputError("--no-auth", "contradicts --token (or MINDINSIGHT_TOKEN)")
+    if args.token is not None and not re.fullmatch(r"[A-Za-z0-9._~-]{16,256}", args.token):
+        raise InputError("--token", "must be 16 to 256 letters, digits or . _ ~ - (it goes "
+                         "into a URL)")  # fmt: skip
+    if args.no_auth or (args.token is None and args.host in LOOPBACK):
+        return None
+    return str(args.token or secrets.token_urlsafe(32))
+
+
+def _warning(host: str, base: object, token: str | None) -> str:
+    if token is None:
+        return (f"mindinsight: WARNING: binding to {host} with --no-auth: the profiles under "
+                f"{base} are readable by anyone who can reach this address "
+                "(no authentication)")  # fmt: skip
+    return (f"mindinsight: WARNING: binding to {host}: the profiles under {base} are readable "
+            "by anyone who can reach this address and has the token in the URL below "
+            "(requests without it get 401; --no-auth turns this off)")  # fmt: skip
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -7,7 +7,9 @@ has not written them yet the answer is 409 `not_ready`, so no request ever waits
 multi-second parse (MindInsight re-read the files on every request). A damaged or edited
 entry (its checksums do not match, `store.integrity`) is never served: it is logged,
 invalidated (so the scheduler sees the input as not analysed and queues it again) and
-answered `not_ready` until the background analysis has rebuilt it.
+answered `not_ready` until the background analysis has rebuilt it. An input whose analysis
+failed (for its current content) answers 422 `analysis_failed` with the reason, never
+"not yet".
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
+from mindinsight_profiler.server.state import FAILED
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 log = logging.getLogger(__name__)
@@ -58,6 +61,15 @@ class Target:
 
 
 def _not_ready(target: Target, what: str) -> ApiError:
+    rec = services().states.read(target.file)
+    current = rec is not None and rec.get("fingerprint") in ("", target.cache.key)
+    if rec is not None and current and rec["state"] == FAILED:
+        reason = str(rec.get("error") or "analysis failed")
+        return ApiError(
+            422, "analysis_failed",
+            f"the analysis of run {target.run.name} worker {target.file.worker} failed: {reason}",
+            run=target.run.id, worker=target.file.worker, state=FAILED, reason=reason,
+        )  # fmt: skip
     return ApiError(
         409, "not_ready",
         f"{what} of run {target.run.name} worker {target.file.worker} is not analysed yet",

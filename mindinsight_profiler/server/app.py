@@ -11,6 +11,7 @@ from flask import Blueprint, Flask, Response, jsonify
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.server.background import start_background
 from mindinsight_profiler.server.errors import register_error_handlers
+from mindinsight_profiler.server.guard import install_guard
 from mindinsight_profiler.server.routes import register_routes
 from mindinsight_profiler.server.services import EXTENSION, Services
 from mindinsight_profiler.server.settings import Settings
@@ -53,7 +54,8 @@ def create_app(settings: Settings | None = None, start_background_work: bool = T
     app.extensions[EXTENSION] = svc
     if start_background_work:
         start_background(svc)
-    register_error_handlers(app)
+    register_error_handlers(app, svc.public)
+    install_guard(app, settings)
     prefix = settings.url_path_prefix
     app.register_blueprint(health, url_prefix=prefix or None)
     app.register_blueprint(api, url_prefix=f"{prefix}/api/v1")

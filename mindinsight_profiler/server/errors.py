@@ -1,7 +1,14 @@
-"""One error type for the API, turned into JSON in one place (never a stack trace)."""
+"""One error type for the API, turned into JSON in one place (never a stack trace).
+
+Every error a client sees has one shape, `{"error": {"code", "message", ...}}`: the app's
+(here), and those the worker answers before a request reaches the app (`worker.py`: a head
+too large or too slow). Messages pass `public` (the server's `redact.redactor`): no server
+paths, no exception class names.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, jsonify
@@ -16,22 +23,28 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.detail = status, code, message, detail
 
 
+def error_document(code: str, message: str, **detail: Any) -> dict[str, Any]:
+    """The JSON body of every error answer."""
+    return {"error": {"code": code, "message": message, **detail}}
+
+
 def _body(status: int, code: str, message: str, **detail: Any) -> tuple[Response, int]:
-    response = jsonify({"error": {"code": code, "message": message, **detail}})
+    response = jsonify(error_document(code, message, **detail))
     response.headers["Cache-Control"] = "no-store"
     return response, status
 
 
-def register_error_handlers(app: Flask) -> None:
+def register_error_handlers(app: Flask, public: Callable[[str], str] = str) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> tuple[Response, int]:
-        return _body(exc.status, exc.code, exc.message, **exc.detail)
+        detail = {k: public(v) if isinstance(v, str) else v for k, v in exc.detail.items()}
+        return _body(exc.status, exc.code, public(exc.message), **detail)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
         status = exc.code or 500
         return _body(status, (exc.name or "error").lower().replace(" ", "_"),
-                     exc.description or "")  # fmt: skip
+                     public(exc.description or ""))  # fmt: skip
 
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> tuple[Response, int]:

@@ -86,10 +86,14 @@ def analyse_input(
         log.warning("analysis failed: %s", exc)
         store.write(file, FAILED, fingerprint, error=str(exc))
         return FAILED
-    except Exception as exc:  # one input's bug must not stop the others; the reason is kept
+    except Exception:  # one input's bug must not stop the others; the reason is kept
         log.exception("analysis of %s crashed", file.path)
-        store.write(file, FAILED, fingerprint, error=f"{file.path}: internal error: "
-                    f"{type(exc).__name__}: {exc}")  # fmt: skip
+        store.write(
+            file,
+            FAILED,
+            fingerprint,
+            error=f"{file.path}: internal error while analysing it (see the server log)",
+        )
         return FAILED
     elapsed = time.monotonic() - started
     store.write(file, READY, fingerprint, progress=100.0, seconds=round(elapsed, 3),

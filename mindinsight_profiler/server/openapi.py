@@ -29,6 +29,7 @@ _ERRORS = {
     "400": "a bad parameter (the error names it)",
     "404": "unknown run, worker, span or device",
     "409": "not analysed yet (code not_ready): ask again later",
+    "422": "the input's analysis failed (code analysis_failed, with state and reason)",
 }
 
 

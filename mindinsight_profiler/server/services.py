@@ -11,6 +11,7 @@ from typing import Any
 from flask import current_app
 
 from mindinsight_profiler.analysis.sections import pages_for
+from mindinsight_profiler.server.redact import redactor
 from mindinsight_profiler.server.registry import RunEntry, RunRegistry
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.server.state import StateStore
@@ -27,6 +28,8 @@ class Services:
         self.settings = settings
         self.registry = RunRegistry(settings.summary_base_dir, settings.workspace)
         self.states = StateStore(Workspace(settings.workspace).root, settings.points)
+        #: A message as a client may see it (no server paths, no exception class names).
+        self.public = redactor(settings.summary_base_dir, Workspace(settings.workspace).root)
 
 
 def services() -> Services:
@@ -39,6 +42,9 @@ def run_json(entry: RunEntry) -> dict[str, Any]:
     """A run as the run list shows it: names, workers, formats, the dashboard pages those
     formats can have, and the analysis state."""
     formats = {f.format for f in entry.files}
+    state = services().states.run_state(entry.files)
+    if "error" in state:
+        state["error"] = services().public(state["error"])
     return {
         "id": entry.id,
         "name": entry.name,
@@ -46,5 +52,5 @@ def run_json(entry: RunEntry) -> dict[str, Any]:
         "formats": sorted(formats),
         "pages": pages_for(formats),
         "notes": entry.run.notes,
-        **services().states.run_state(entry.files),
+        **state,
     }

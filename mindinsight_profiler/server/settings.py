@@ -33,6 +33,10 @@ class Settings:
     # FP start / BP end operators of the step trace (MindInsight's FP_POINT/BP_POINT)
     fp_point: str | None = None
     bp_point: str | None = None
+    # Host names (besides the bound address) that requests may name: `guard.py`
+    allowed_hosts: tuple[str, ...] = ()
+    # Every request but /healthz must carry it (None: no authentication): `guard.py`
+    token: str | None = field(default=None, repr=False)
 
     @property
     def points(self) -> StepPoints:
@@ -67,7 +71,7 @@ class Settings:
             if value is None:
                 continue
             if isinstance(value, tuple):
-                value = os.pathsep.join(map(str, value))
+                value = ("," if f.name == "allowed_hosts" else os.pathsep).join(map(str, value))
             out[ENV_PREFIX + f.name.upper()] = str(value)
         return out
 
@@ -77,6 +81,8 @@ def _parse(name: str, raw: str) -> object:
         return parse_location(raw)
     if name == "workspace":
         return Path(raw)
+    if name == "allowed_hosts":
+        return tuple(h.strip().lower() for h in raw.split(",") if h.strip())
     if name == "rules_dirs":
         return tuple(Path(p) for p in raw.split(os.pathsep) if p)
     if name in ("port", "workers", "jobs", "max_page_size"):

@@ -29,13 +29,14 @@ class Server:
     base: Path
     workspace: Path
     port: int = 0
+    host: str = "127.0.0.1"  # another (e.g. 127.0.0.2) is "not loopback" to the server
 
     def __post_init__(self) -> None:
         self.port = self.port or free_port()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     @property
     def pid_file(self) -> Path:
@@ -44,7 +45,8 @@ class Server:
     def start(self, *extra: str) -> str:
         out = run_cli(
             "start", "--summary-base-dir", self.base, "--port", str(self.port),
-            "--workspace", self.workspace, "--workers", "2", *extra, timeout=120,
+            "--workspace", self.workspace, "--workers", "2",
+            *(["--host", self.host] if self.host != "127.0.0.1" else []), *extra, timeout=120,
         )  # fmt: skip
         assert out.returncode == 0, out.stderr + self.logs()
         return out.stdout + out.stderr

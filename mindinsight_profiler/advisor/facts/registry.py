@@ -118,7 +118,7 @@ class Context:
             return None
         except Exception as exc:  # a fact bug must not take the whole advice down
             log.warning("fact %s failed: %s", name, exc, exc_info=True)
-            self._reasons[name] = f"could not be computed ({type(exc).__name__}: {exc})"
+            self._reasons[name] = "could not be computed (an internal error, logged)"
             return None
         if out is None:
             self._reasons[name] = f"needs {spec.needs}"

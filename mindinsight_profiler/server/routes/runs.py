@@ -17,4 +17,8 @@ def list_runs() -> Response:
 @bp.get("/runs/<run>")
 def get_run(run: str) -> Response:
     entry = services().registry.get(run)
-    return jsonify(dict(run_json(entry), inputs=services().states.inputs(entry.files)))
+    inputs = services().states.inputs(entry.files)
+    for item in inputs:
+        if "error" in item:
+            item["error"] = services().public(item["error"])
+    return jsonify(dict(run_json(entry), inputs=inputs))
