@@ -55,7 +55,12 @@ setup(
     include_package_data=True,
     # The dashboard, built by scripts/build_ui.sh (git-ignored, so listed here explicitly).
     package_data={
-        "mindinsight_profiler": ["_ui/*.html", "_ui/assets/*", "analysis/operators/*.toml"]
+        "mindinsight_profiler": [
+            "_ui/*.html",
+            "_ui/assets/*",
+            "analysis/operators/*.toml",
+            "analysis/perf/*.toml",
+        ]
     },
     install_requires=[
         "numpy>=1.24",

@@ -57,6 +57,7 @@ def test_wheel_holds_the_ui_and_the_rules(wheel: Path) -> None:
     assert any(n.endswith(".js") for n in assets) and any(n.endswith(".css") for n in assets)
     rules = {n.rsplit("/", 1)[1] for n in names if "/_rules/" in n and n.endswith(".toml")}
     assert rules == set(RULES)
+    assert "mindinsight_profiler/analysis/perf/device_specs.toml" in names  # the device table
     assert not any(n.startswith(("tests/", "ui/", "bench/")) for n in names)
 
 

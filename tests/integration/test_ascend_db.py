@@ -78,6 +78,7 @@ def test_db_folder_reads(rank: int) -> None:
     assert trace.meta["format"] == "ascend_pt" and trace.meta["framework"] == "pytorch"
     assert trace.meta["export"] == "db"
     assert trace.meta["rank"] == rank and trace.meta["device_id"] == rank
+    assert trace.meta["device_name"] == "Ascend910B"  # NPU_INFO: the device table's key
     assert trace.meta["profiler_level"] == "Level1"
     assert trace.meta["distributed_info"]["backend"] == "hccl"
     assert trace.meta["warnings"] == []

@@ -61,6 +61,14 @@ def _device_and_rank(db: DbFile) -> tuple[int | None, int | None]:
     return None, None
 
 
+def _npu_name(db: DbFile) -> str | None:
+    """The chip's name from NPU_INFO ("Ascend910B"), which the device table matches."""
+    if not db.has("NPU_INFO") or "name" not in db.columns("NPU_INFO"):
+        return None
+    names = [r[0] for r in db.texts("SELECT name FROM NPU_INFO") if isinstance(r[0], str)]
+    return next((n.strip() for n in names if n.strip()), None)
+
+
 def _environment(db: DbFile) -> Any:
     if not db.has("META_DATA"):
         return None
@@ -147,6 +155,7 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
             if table is not None:
                 tables[name] = table
         environment = _environment(db)
+        npu_name = _npu_name(db)
         hccl = db.has("COMMUNICATION_OP") and bool(
             len(db.ints("COMMUNICATION_OP", ["opId"])["opId"])
         )
@@ -164,6 +173,7 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
     if meta.get("distributed_info") and hccl:
         meta["distributed_info"] = {**meta["distributed_info"], "backend": "hccl"}
     meta["device_id"] = device
+    meta["device_name"] = npu_name
     meta["environment"] = meta.get("environment") or environment
     meta["export"] = "db"
     meta["event_count"] = len(events["start_ns"])
