@@ -15,7 +15,7 @@ import numpy as np
 from mindinsight_profiler.model.strings import StringTable
 
 #: Bump when the meaning or layout of any column changes: caches of other versions are rebuilt.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Event columns: name -> (dtype, fill value for "absent").
 EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {
@@ -37,6 +37,8 @@ EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {
     "occupancy": ("float64", np.nan),  # est. achieved occupancy, percent
     "input_dims": ("int32", -1),  # string code of the JSON text of "Input Dims"
     "input_types": ("int32", -1),  # string code of the JSON text of "Input type" (dtypes)
+    # string code of the JSON text of "Concrete Inputs" (scalar arguments: stride, flags...)
+    "concrete_inputs": ("int32", -1),
     "call_stack": ("int32", -1),
     "parent": ("int32", -1),  # enclosing range in the operator tree (same thread)
     "caller": ("int32", -1),  # runtime -> its operator; device work -> its runtime

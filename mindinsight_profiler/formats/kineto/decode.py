@@ -42,6 +42,7 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
     occupancy: float = msgspec.field(default=math.nan, name="est. achieved occupancy %")
     input_dims: Raw = msgspec.field(default=_EMPTY, name="Input Dims")
     input_types: Raw = msgspec.field(default=_EMPTY, name="Input type")
+    concrete_inputs: Raw = msgspec.field(default=_EMPTY, name="Concrete Inputs")
     call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
     addr: int = msgspec.field(default=-1, name="Addr")
     nbytes: int = msgspec.field(default=0, name="Bytes")
@@ -217,6 +218,7 @@ def _complete_columns(
         ("block", "block", dev),
         ("input_dims", "input_dims", None),
         ("input_types", "input_types", None),
+        ("concrete_inputs", "concrete_inputs", None),
         ("call_stack", "call_stack", None),
     ):
         full = np.full(n, -1, dtype=np.int32)
