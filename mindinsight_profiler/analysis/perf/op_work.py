@@ -1,0 +1,242 @@
+"""Work of a trace's operator calls: per call, and counted once per step.
+
+Every framework operator event (Kind.CPU_OP) is one row; its work comes from
+`flops.WorkModel` on its recorded shapes, computed once per distinct (name, shapes,
+types, concrete inputs). Operators nest: `aten::linear` calls `aten::t` and `aten::addmm`,
+`aten::conv2d` calls `aten::convolution` down to `aten::cudnn_convolution`. Counting every
+level would count the same products several times, so a call is **counted** when its work
+is known and no enclosing call's work is known: the outermost modelled call speaks for
+everything it calls (`linear` for its `addmm`, `conv2d` for the convolution stack, a fused
+attention op for the copies it makes). Calls inside a counted call are **inside**; calls
+whose work is unknown (`Unknown`) and calls that do no work of their own (`NoWork`: views,
+wrappers, autograd nodes) are not counted, and the operators they call are judged on
+their own, so an unmodelled wrapper never hides modelled work.
+
+The status of every row follows: `counted`, `inside`, `no_work` or `unknown`. Device work
+is covered when the operator that launched it is counted or inside a counted call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mindinsight_profiler.analysis.perf.calls import (
+    NoWork,
+    OpCall,
+    Result,
+    Unknown,
+    Work,
+    call_from_texts,
+)
+from mindinsight_profiler.analysis.perf.flops import WorkModel
+from mindinsight_profiler.analysis.perf.ops_conv import ConvShapes, backward_shapes
+from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.trace import Trace
+
+STATUSES = ("counted", "inside", "no_work", "unknown")
+COUNTED, INSIDE, NO_WORK, UNKNOWN = range(4)
+
+
+@dataclass(frozen=True)
+class OpWork:
+    """Per operator call (`event`: its index in the trace): which distinct `results` entry
+    gives its work, and its status (an index into STATUSES)."""
+
+    event: np.ndarray
+    result: np.ndarray
+    results: list[Result]
+    status: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.event)
+
+    def known(self) -> np.ndarray:
+        """Per distinct result: whether it is a Work."""
+        return np.array([isinstance(r, Work) for r in self.results], dtype=bool)
+
+    def flops(self) -> np.ndarray:
+        """FLOPs per call; -1 where the work is not known."""
+        per = np.array([r.flops if isinstance(r, Work) else -1 for r in self.results], np.int64)
+        return per[self.result] if len(self.results) else np.zeros(0, np.int64)
+
+    def bytes(self) -> np.ndarray:
+        """Bytes per call; -1 where they are not known."""
+        per = [r.bytes if isinstance(r, Work) and r.bytes is not None else -1 for r in self.results]
+        return np.array(per, np.int64)[self.result] if per else np.zeros(0, np.int64)
+
+
+def _distinct_calls(trace: Trace, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct call, distinct index per row): by name, input shapes,
+    input types and concrete inputs, combined two columns at a time (no row sort)."""
+    ev = trace.events
+    cols = [
+        ev[c][rows].astype(np.int64) + 1
+        for c in ("name", "input_dims", "input_types", "concrete_inputs")
+    ]
+    _, a = np.unique(cols[0] * (int(cols[1].max(initial=0)) + 1) + cols[1], return_inverse=True)
+    _, b = np.unique(cols[2] * (int(cols[3].max(initial=0)) + 1) + cols[3], return_inverse=True)
+    _, first, inverse = np.unique(
+        a.ravel() * (int(b.max(initial=0)) + 1) + b.ravel(), return_index=True, return_inverse=True
+    )
+    return first, inverse.ravel()
+
+
+def _text(trace: Trace, code: int) -> str:
+    return trace.strings[code] if code >= 0 else ""
+
+
+def _calls(trace: Trace, rows: np.ndarray) -> list[OpCall]:
+    ev = trace.events
+    return [
+        call_from_texts(
+            _text(trace, int(ev["name"][r])),
+            _text(trace, int(ev["input_dims"][r])),
+            _text(trace, int(ev["input_types"][r])),
+            _text(trace, int(ev["concrete_inputs"][r])),
+        )
+        for r in rows.tolist()
+    ]
+
+
+def conv_shapes(calls: list[OpCall]) -> ConvShapes:
+    """(input, weight, output) shapes named by the convolution backward calls of a trace."""
+    shapes = ConvShapes()
+    for call in calls:
+        found = backward_shapes(call)
+        if found:
+            shapes.add(*found)
+    return shapes
+
+
+def flagged_ancestor(parent: np.ndarray, flag: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """For each event of `nodes`: whether a strict ancestor (by `parent`) has `flag` set."""
+    out = np.zeros(len(nodes), dtype=bool)
+    p = parent[nodes]
+    for _ in range(len(parent) + 1):  # parents come from time containment: no cycles
+        live = np.flatnonzero(p >= 0)
+        if not len(live):
+            break
+        out[live] |= flag[p[live]]
+        p[live] = parent[p[live]]
+    return out
+
+
+#: Convolution backward ops of older PyTorch, which record no output_mask: the gradient
+#: calls they make (grad_input, grad_weight) say which gradients were computed.
+MASK_FROM_CHILDREN = {
+    "aten::cudnn_convolution_backward": (
+        10,
+        "aten::cudnn_convolution_backward_input",
+        "aten::cudnn_convolution_backward_weight",
+    ),
+    "aten::miopen_convolution_backward": (
+        9,
+        "aten::miopen_convolution_backward_input",
+        "aten::miopen_convolution_backward_weight",
+    ),
+}
+
+
+def _with_concrete(call: OpCall, i: int, text: str) -> OpCall:
+    values = list(call.concrete) + [""] * (i + 1 - len(call.concrete))
+    values[i] = text
+    return OpCall(call.name, call.shapes, call.dtypes, tuple(values), call.outputs)
+
+
+def _masks_from_children(
+    trace: Trace, rows: np.ndarray, inverse: np.ndarray, calls: list[OpCall],
+    results: list[Result], model: WorkModel,
+) -> np.ndarray:  # fmt: skip
+    """Complete convolution backward calls without an output_mask (see MASK_FROM_CHILDREN):
+    appends their results and returns the updated result index per row."""
+    ev = trace.events
+    inverse = inverse.copy()
+    todo = [
+        j
+        for j, c in enumerate(calls)
+        if c.name in MASK_FROM_CHILDREN and isinstance(results[j], Unknown)
+    ]
+    targets = rows[np.isin(inverse, todo)]
+    if not len(targets):
+        return inverse
+    kids = np.flatnonzero(np.isin(ev["parent"], targets) & (ev["kind"] == Kind.CPU_OP))
+    kid_names: dict[int, set[str]] = {}
+    for parent, name in zip(
+        ev["parent"][kids].tolist(), trace.strings.lookup(ev["name"][kids]), strict=True
+    ):
+        kid_names.setdefault(parent, set()).add(name)
+    done: dict[tuple[int, bool, bool], int] = {}
+    position = {int(r): k for k, r in enumerate(rows.tolist())}
+    for row in targets.tolist():
+        k = position[row]
+        call = calls[inverse[k]]
+        at, grad_input, grad_weight = MASK_FROM_CHILDREN[call.name]
+        names = kid_names.get(row, set())
+        key = (int(inverse[k]), grad_input in names, grad_weight in names)
+        if key not in done:
+            mask = f"[{key[1]}, {key[2]}]"
+            done[key] = len(results)
+            results.append(model(_with_concrete(call, at, mask)))
+        inverse[k] = done[key]
+    return inverse
+
+
+def op_work(trace: Trace) -> OpWork:
+    """Work and status of every operator call of `trace` (see module doc)."""
+    ev = trace.events
+    rows = np.flatnonzero(ev["kind"] == Kind.CPU_OP)
+    if not len(rows):
+        return OpWork(rows, np.zeros(0, np.int32), [], np.zeros(0, np.uint8))
+    first, inverse = _distinct_calls(trace, rows)
+    calls = _calls(trace, rows[first])
+    model = WorkModel(conv_shapes(calls))
+    results = [model(call) for call in calls]
+    inverse = _masks_from_children(trace, rows, inverse, calls, results, model)
+    is_work = np.array([isinstance(r, Work) for r in results], dtype=bool)[inverse]
+    known = np.zeros(len(ev["kind"]), dtype=bool)
+    known[rows[is_work]] = True
+    inside = flagged_ancestor(ev["parent"], known, rows)
+    no_work = np.array([isinstance(r, NoWork) for r in results], dtype=bool)[inverse]
+    status = np.full(len(rows), UNKNOWN, dtype=np.uint8)
+    status[no_work] = NO_WORK
+    status[is_work] = COUNTED
+    status[inside] = INSIDE
+    return OpWork(rows, inverse.astype(np.int32), results, status)
+
+
+def covered_events(trace: Trace, work: OpWork) -> np.ndarray:
+    """Per event: whether it is a counted call or inside one (False for non-operators)."""
+    flag = np.zeros(len(trace.events["kind"]), dtype=bool)
+    flag[work.event[work.status == COUNTED]] = True
+    out = flag.copy()
+    out[work.event[work.status == INSIDE]] = True
+    return out
+
+
+def reason(result: Result) -> str:
+    """The words for a row: an Unknown's reason, a Work's note, why a NoWork does none."""
+    if isinstance(result, Unknown):
+        return result.reason
+    if isinstance(result, NoWork):
+        return result.why
+    return result.note
+
+
+def work_table(trace: Trace, work: OpWork) -> dict[str, list]:
+    """The per-call table: event, name, flops, bytes (-1: unknown), category, dtype,
+    status and reason (the note of a known call, the reason of an unknown one)."""
+    per = work.results
+    return {
+        "event": work.event.tolist(),
+        "name": trace.strings.lookup(trace.events["name"][work.event]),
+        "flops": work.flops().tolist(),
+        "bytes": work.bytes().tolist(),
+        "category": [
+            per[i].category if isinstance(per[i], Work) else "" for i in work.result.tolist()
+        ],
+        "dtype": [per[i].dtype if isinstance(per[i], Work) else "" for i in work.result.tolist()],
+        "status": [STATUSES[s] for s in work.status.tolist()],
+        "reason": [reason(per[i]) for i in work.result.tolist()],
+    }

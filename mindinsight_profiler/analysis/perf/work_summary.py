@@ -1,0 +1,194 @@
+"""What the work model says about a whole trace: FLOPs per step, and how much it covers.
+
+Per step (`steps.boundaries.find_steps`; a counted call belongs to the step whose host
+range contains its start): FLOPs and bytes of the counted calls, by category, with the
+matrix part (GEMM, convolution, attention: what model-FLOPs utilisation is computed from)
+apart. Over the trace: counted calls by name, unknown calls by name with their reason,
+and the share of time the model covers: device time (kernels, copies and sets) launched
+by counted calls or calls inside them, and operator host self time (duration less the
+children's) of such calls; communication kernels are counted apart, as they are not
+compute the model could cover. Device work whose launching operator is not covered is
+attributed to the nearest enclosing unknown call, else to the launching operator itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mindinsight_profiler.analysis.categories import comm_kernel_mask
+from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES, Work
+from mindinsight_profiler.analysis.perf.op_work import (
+    COUNTED,
+    UNKNOWN,
+    OpWork,
+    flagged_ancestor,
+    reason,
+)
+from mindinsight_profiler.analysis.steps.boundaries import find_steps
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, is_kind
+from mindinsight_profiler.model.trace import Trace
+
+
+@dataclass(frozen=True)
+class StepWork:
+    """Counted work of one step; `bytes` sums the calls whose bytes are known."""
+
+    name: str
+    flops: int
+    matrix_flops: int
+    bytes: int
+    flops_by_category: dict[str, int]
+    counted_calls: int
+    unknown_calls: int
+
+
+@dataclass(frozen=True)
+class UnknownOp:
+    calls: int
+    reason: str  # the most common reason among its calls
+
+
+@dataclass(frozen=True)
+class WorkSummary:
+    steps: list[StepWork]
+    counted: dict[str, int]  # name -> counted calls, most first
+    unknown: dict[str, UnknownOp]  # name -> unknown calls outside counted ones, most first
+    device_ns: int
+    covered_device_ns: int
+    communication_ns: int  # of device_ns: collectives (categories.comm_kernel_mask)
+    host_self_ns: int
+    covered_host_self_ns: int
+    #: uncovered device time by the unknown call that launched it (or the launching op)
+    uncovered_device_ns: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def device_share(self) -> float | None:
+        return self.covered_device_ns / self.device_ns if self.device_ns else None
+
+    @property
+    def compute_share(self) -> float | None:
+        """Covered share of the device time that is not communication."""
+        compute = self.device_ns - self.communication_ns
+        return self.covered_device_ns / compute if compute > 0 else None
+
+    @property
+    def host_share(self) -> float | None:
+        return self.covered_host_self_ns / self.host_self_ns if self.host_self_ns else None
+
+
+def _step_of(trace: Trace, work: OpWork) -> tuple[list[str], np.ndarray]:
+    """Step names, and the step index of every row (-1 outside every step)."""
+    steps = find_steps(trace)
+    start = trace.events["start_ns"][work.event]
+    i = np.searchsorted(steps.host_start_ns, start, side="right") - 1
+    ok = (i >= 0) & (start < steps.host_end_ns[np.clip(i, 0, None)] if len(steps) else False)
+    return steps.names, np.where(ok, i, -1)
+
+
+def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
+    names, step = _step_of(trace, work)
+    flops, bytes_ = work.flops(), work.bytes()
+    cat_of = [r.category if isinstance(r, Work) else "" for r in work.results]
+    category = np.array([CATEGORIES.index(c) if c else -1 for c in cat_of], np.int64)[work.result]
+    out = []
+    for k, name in enumerate(names):
+        mine = step == k
+        counted = mine & (work.status == COUNTED)
+        by_cat = np.bincount(category[counted], weights=flops[counted], minlength=len(CATEGORIES))
+        by_category = {c: int(v) for c, v in zip(CATEGORIES, by_cat.tolist(), strict=True) if v}
+        matrix = sum(by_category.get(c, 0) for c in MATRIX_CATEGORIES)
+        out.append(StepWork(
+            name, int(flops[counted].sum()), matrix, int(bytes_[counted & (bytes_ >= 0)].sum()),
+            by_category, int(counted.sum()), int((mine & (work.status == UNKNOWN)).sum()),
+        ))  # fmt: skip
+    return out
+
+
+def _by_name(trace: Trace, work: OpWork) -> tuple[dict[str, int], dict[str, UnknownOp]]:
+    names = trace.strings.lookup(trace.events["name"][work.event])
+    counted = Counter(n for n, s in zip(names, work.status.tolist(), strict=True) if s == COUNTED)
+    reasons: dict[str, Counter[str]] = {}
+    for n, s, r in zip(names, work.status.tolist(), work.result.tolist(), strict=True):
+        if s == UNKNOWN:
+            reasons.setdefault(n, Counter())[reason(work.results[r])] += 1
+    unknown = {
+        n: UnknownOp(sum(c.values()), c.most_common(1)[0][0])
+        for n, c in sorted(reasons.items(), key=lambda kv: -sum(kv[1].values()))
+    }
+    return dict(counted.most_common()), unknown
+
+
+def _covered(trace: Trace, work: OpWork, nodes: np.ndarray) -> np.ndarray:
+    """Whether each event of `nodes` is a counted call or inside one."""
+    ev = trace.events
+    counted = np.zeros(len(ev["kind"]), dtype=bool)
+    counted[work.event[work.status == COUNTED]] = True
+    return counted[nodes] | flagged_ancestor(ev["parent"], counted, nodes)
+
+
+def _host_self(trace: Trace, work: OpWork) -> tuple[int, int]:
+    """(operator host self time, the covered part), ns."""
+    ev = trace.events
+    tree = np.flatnonzero(is_kind(ev["kind"], OP_TREE_KINDS))
+    dur = ev["end_ns"] - ev["start_ns"]
+    parent = ev["parent"][tree]
+    has = parent >= 0
+    child_time = np.bincount(parent[has], weights=dur[tree][has], minlength=len(ev["kind"]))
+    self_ns = np.maximum(dur[work.event] - child_time[work.event].astype(np.int64), 0)
+    covered = _covered(trace, work, work.event)
+    return int(self_ns.sum()), int(self_ns[covered].sum())
+
+
+def _device(trace: Trace, work: OpWork) -> tuple[int, int, int, dict[str, int]]:
+    """(device ns, covered ns, communication ns, uncovered ns by the unknown call that
+    launched it)."""
+    ev = trace.events
+    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS))
+    dur = (ev["end_ns"] - ev["start_ns"])[dev]
+    comm = int(dur[comm_kernel_mask(trace)[dev]].sum())
+    runtime = ev["caller"][dev]
+    op = np.where(runtime >= 0, ev["caller"][np.clip(runtime, 0, None)], -1)
+    has_op = op >= 0
+    covered = np.zeros(len(dev), dtype=bool)
+    covered[has_op] = _covered(trace, work, op[has_op])
+    left = np.flatnonzero(has_op & ~covered)
+    owner = _nearest_unknown(trace, work, op[left])
+    names = trace.strings.lookup(ev["name"][owner])
+    uncovered: Counter[str] = Counter()
+    for name, ns in zip(names, dur[left].tolist(), strict=True):
+        uncovered[name] += ns
+    no_op = int(dur[~has_op].sum())
+    if no_op:
+        uncovered["(no operator)"] += no_op
+    return int(dur.sum()), int(dur[covered].sum()), comm, dict(uncovered.most_common())
+
+
+def _nearest_unknown(trace: Trace, work: OpWork, ops: np.ndarray) -> np.ndarray:
+    """For each op: itself or its nearest ancestor of status unknown, else itself."""
+    ev = trace.events
+    unknown = np.zeros(len(ev["kind"]), dtype=bool)
+    unknown[work.event[work.status == UNKNOWN]] = True
+    found = np.where(unknown[ops], ops, -1)
+    p = ev["parent"][ops]
+    for _ in range(len(ev["kind"]) + 1):
+        look = np.flatnonzero((found < 0) & (p >= 0))
+        if not len(look):
+            break
+        hit = unknown[p[look]]
+        found[look[hit]] = p[look[hit]]
+        p[look] = ev["parent"][p[look]]
+    return np.where(found >= 0, found, ops)
+
+
+def summarise(trace: Trace, work: OpWork) -> WorkSummary:
+    """Steps, names and coverage of `work` (the output of `op_work(trace)`)."""
+    counted, unknown = _by_name(trace, work)
+    host, covered_host = _host_self(trace, work)
+    device, covered_device, comm, uncovered = _device(trace, work)
+    return WorkSummary(
+        _steps(trace, work), counted, unknown, device, covered_device, comm, host, covered_host,
+        uncovered,
+    )  # fmt: skip
