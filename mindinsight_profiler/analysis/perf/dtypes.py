@@ -109,6 +109,8 @@ def canonical(name: str) -> DType:
 
 def element_type(text: str) -> DType | None:
     """The element type a profiler printed, or None for a non-tensor argument."""
+    if text.strip() in NON_TENSOR_WORDS:  # "Int" is a scalar, "int" an int32 tensor
+        return None
     key = text.strip().lower()
     if key.startswith("dt_"):
         key = key[3:]
@@ -127,7 +129,10 @@ def peak_key(dtype: str) -> str:
     return "fp8" if dtype.startswith("fp8") else dtype
 
 
-#: Argument types that are not tensors (for telling a tensor input from a scalar).
+#: Type words of arguments that are not tensors, exactly as Kineto prints them: 2021
+#: traces name scalars by their C++ kind ("Int", "Bool", "Double"), which only their case
+#: tells from the element types "int" and "bool".
 NON_TENSOR_WORDS = frozenset(
-    {"", "scalar", "scalarlist", "genericlist", "tensorlist", "int", "bool", "double", "none"}
-)
+    {"", "None", "Scalar", "ScalarList", "GenericList", "TensorList", "Int", "Bool", "Double",
+     "String", "Device", "Layout", "ScalarType", "MemoryFormat"}
+)  # fmt: skip

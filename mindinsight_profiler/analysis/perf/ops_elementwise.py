@@ -99,7 +99,8 @@ def _reduced_shape(call: OpCall, x: Shape, dim_at: int, keep_at: int) -> Shape |
     if dim_at < 0 or dim_at >= len(call.shapes):  # the overload without dims reduces all
         return []
     text = call.text(dim_at)
-    if text in ("", "None") and call.dtypes[dim_at : dim_at + 1] in ([""], ["None"]):
+    kind = call.dtypes[dim_at] if dim_at < len(call.dtypes) else ""
+    if text in ("", "None") and kind in ("", "None"):
         return []  # dim=None was recorded as an absent optional: a full reduction
     dims = call.ints(dim_at)
     if dims is None:
