@@ -145,3 +145,38 @@ def test_a_trace_without_operators_or_shapes(tmp_path: Path) -> None:
     assert summary.unknown["aten::mm"].reason == "input shapes not recorded (record_shapes off)"
     assert summary.covered_device_ns == 0 and summary.uncovered_device_ns == {"(no operator)": 5000}
     assert summary.steps[0].flops == 0
+
+
+@pytest.mark.parametrize(("made", "gradients"), [
+    (["kernel:sm80_xmma_dgrad_implicit_gemm", "kernel:sm80_xmma_wgrad_implicit_gemm"], 2),
+    (["kernel:cudnn::detail::wgrad_alg0_engine"], 1),
+    (["op:Conv2DBackpropFilter", "op:Conv2DBackpropInput"], 2),  # torch_npu's CANN ops
+    (["kernel:some_other_kernel"], 0),  # nothing says: unknown
+])  # fmt: skip
+def test_conv_backward_mask_from_the_kernels_or_ops_it_makes(
+    tmp_path: Path, made: list[str], gradients: int
+) -> None:
+    """convolution_backward without Concrete Inputs (torch_npu records none): cuDNN's dgrad
+    and wgrad kernels, or Ascend's BackpropInput/Filter ops, say which gradients it made;
+    the transposed flag is read from the shapes (output no larger than input: not)."""
+    x, w, y = [2, 3, 8, 8], [4, 3, 3, 3], [2, 4, 4, 4]
+    types = [F, F, F, "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar",
+             "ScalarList", "Scalar", "ScalarList"]  # fmt: skip
+    events = [aten("aten::convolution_backward", 0, 100, [y, x, w, *[[]] * 8], types)]
+    for k, what in enumerate(made):
+        kind, name = what.split(":", 1)
+        if kind == "op":
+            events.append(aten(name, 10 + 20 * k, 10, [], []))
+        else:
+            events += [runtime("cudaLaunchKernel", 10 + 20 * k, 5, corr=k + 1),
+                       kernel(name, 200 + 20 * k, 10, corr=k + 1)]  # fmt: skip
+    trace = _trace(tmp_path, events)
+    work = op_work(trace)
+    table = work_table(trace, work)
+    (row,) = [i for i, n in enumerate(table["name"]) if n == "aten::convolution_backward"]
+    per = 2 * 2 * 16 * 108
+    if gradients:
+        assert (table["flops"][row], table["status"][row]) == (gradients * per, "counted")
+        assert "shapes" in table["reason"][row]  # the transposed flag was read from them
+    else:
+        assert table["status"][row] == "unknown" and "output_mask" in table["reason"][row]

@@ -64,6 +64,15 @@ _NO_WORK = {
 }
 _AUTOGRAD_NODE = re.compile(r"^[A-Za-z0-9_]+Backward\d*$")
 _AUTOGRAD_PREFIXES = ("torch::autograd::", "autograd::engine::evaluate_function:")
+#: DistributedDataParallel's reducer ranges: the aten ops they run carry the work.
+_DDP_RANGES = ("torch::distributed::reducer::", "torch.distributed.ddp.reducer::")
+#: torch_npu's host-side runtime calls recorded as operators.
+_RUNTIME = {
+    "empty_tensor": "allocation",
+    "record_event": "runtime event",
+    "wait_event": "runtime event",
+    "destroy_event": "runtime event",
+}
 _COMMUNICATION = ("nccl:", "gloo:", "c10d::", "record_param_comms", "Hccl", "hcom")
 
 _NPU_OPS: dict[str, Callable[[OpCall], Result]] = {
@@ -82,7 +91,9 @@ def no_work_reason(name: str) -> str | None:
         return "autograd node"
     if "#" in name and "::" not in name:  # ProfilerStep#3, Optimizer.step#SGD.step, ...
         return "annotation"
-    return None
+    if name.startswith(_DDP_RANGES):
+        return "wrapper"
+    return _RUNTIME.get(name)
 
 
 class WorkModel:

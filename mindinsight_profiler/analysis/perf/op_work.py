@@ -18,6 +18,7 @@ is covered when the operator that launched it is counted or inside a counted cal
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ from mindinsight_profiler.analysis.perf.calls import (
 )
 from mindinsight_profiler.analysis.perf.flops import WorkModel
 from mindinsight_profiler.analysis.perf.ops_conv import ConvShapes, backward_shapes
-from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 STATUSES = ("counted", "inside", "no_work", "unknown")
@@ -123,20 +124,17 @@ def flagged_ancestor(parent: np.ndarray, flag: np.ndarray, nodes: np.ndarray) ->
     return out
 
 
-#: Convolution backward ops of older PyTorch, which record no output_mask: the gradient
-#: calls they make (grad_input, grad_weight) say which gradients were computed.
+#: Convolution backward calls that record no output_mask (PyTorch before 2.1, torch_npu) ->
+#: the mask's position; which gradients were computed is read from what the call makes,
+#: operators or kernels: `cudnn_convolution_backward_input`/`_weight` (2021 PyTorch),
+#: Ascend's `Conv2DBackpropInput`/`Conv2DBackpropFilter`, cuDNN's `dgrad`/`wgrad` kernels.
 MASK_FROM_CHILDREN = {
-    "aten::cudnn_convolution_backward": (
-        10,
-        "aten::cudnn_convolution_backward_input",
-        "aten::cudnn_convolution_backward_weight",
-    ),
-    "aten::miopen_convolution_backward": (
-        9,
-        "aten::miopen_convolution_backward_input",
-        "aten::miopen_convolution_backward_weight",
-    ),
+    "aten::convolution_backward": 10,
+    "aten::cudnn_convolution_backward": 10,
+    "aten::miopen_convolution_backward": 9,
 }
+_GRAD_INPUT = re.compile(r"backward_input|BackpropInput|dgrad", re.IGNORECASE)
+_GRAD_WEIGHT = re.compile(r"backward_weight|BackpropFilter|wgrad", re.IGNORECASE)
 
 
 def _with_concrete(call: OpCall, i: int, text: str) -> OpCall:
@@ -145,13 +143,28 @@ def _with_concrete(call: OpCall, i: int, text: str) -> OpCall:
     return OpCall(call.name, call.shapes, call.dtypes, tuple(values), call.outputs)
 
 
+def _made_by(trace: Trace, ops: np.ndarray) -> dict[int, str]:
+    """Per event of `ops`: the names of the operators it calls and of the device work it
+    launches (through its runtime calls), joined by spaces."""
+    ev = trace.events
+    kids = np.flatnonzero(np.isin(ev["parent"], ops) & (ev["kind"] == Kind.CPU_OP))
+    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["caller"] >= 0))
+    launcher = ev["caller"][ev["caller"][dev]]
+    dev, launcher = dev[np.isin(launcher, ops)], launcher[np.isin(launcher, ops)]
+    out: dict[int, set[str]] = {}
+    for owner, made in ((ev["parent"][kids], kids), (launcher, dev)):
+        names = trace.strings.lookup(ev["name"][made])
+        for o, name in zip(owner.tolist(), names, strict=True):
+            out.setdefault(o, set()).add(name)
+    return {o: " ".join(sorted(names)) for o, names in out.items()}
+
+
 def _masks_from_children(
     trace: Trace, rows: np.ndarray, inverse: np.ndarray, calls: list[OpCall],
     results: list[Result], model: WorkModel,
 ) -> np.ndarray:  # fmt: skip
     """Complete convolution backward calls without an output_mask (see MASK_FROM_CHILDREN):
     appends their results and returns the updated result index per row."""
-    ev = trace.events
     inverse = inverse.copy()
     todo = [
         j
@@ -161,24 +174,20 @@ def _masks_from_children(
     targets = rows[np.isin(inverse, todo)]
     if not len(targets):
         return inverse
-    kids = np.flatnonzero(np.isin(ev["parent"], targets) & (ev["kind"] == Kind.CPU_OP))
-    kid_names: dict[int, set[str]] = {}
-    for parent, name in zip(
-        ev["parent"][kids].tolist(), trace.strings.lookup(ev["name"][kids]), strict=True
-    ):
-        kid_names.setdefault(parent, set()).add(name)
+    made = _made_by(trace, targets)
     done: dict[tuple[int, bool, bool], int] = {}
     position = {int(r): k for k, r in enumerate(rows.tolist())}
     for row in targets.tolist():
         k = position[row]
-        call = calls[inverse[k]]
-        at, grad_input, grad_weight = MASK_FROM_CHILDREN[call.name]
-        names = kid_names.get(row, set())
-        key = (int(inverse[k]), grad_input in names, grad_weight in names)
+        names = made.get(row, "")
+        key = (int(inverse[k]), bool(_GRAD_INPUT.search(names)), bool(_GRAD_WEIGHT.search(names)))
+        if not (key[1] or key[2]):
+            continue  # nothing says which gradients were computed: it stays unknown
         if key not in done:
+            call = calls[key[0]]
             mask = f"[{key[1]}, {key[2]}]"
             done[key] = len(results)
-            results.append(model(_with_concrete(call, at, mask)))
+            results.append(model(_with_concrete(call, MASK_FROM_CHILDREN[call.name], mask)))
         inverse[k] = done[key]
     return inverse
 

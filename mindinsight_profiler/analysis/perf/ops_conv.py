@@ -170,14 +170,24 @@ def forward(call: OpCall, args: ConvArgs, shapes: ConvShapes = NO_SHAPES) -> Res
     return Work(flops, bytes_, "conv", dtype.name if dtype else "", note)
 
 
+def transposed_by_shapes(x: Shape, w: Shape, go: Shape) -> bool:
+    """Whether a backward's shapes read as a transposed convolution's: its output (grad_output)
+    larger than its input. When the two are equal both readings give the same FLOPs."""
+    dims = len(w) - 2
+    return numel(go[len(go) - dims :]) > numel(x[len(x) - dims :])
+
+
 def backward(call: OpCall, grad: int, inp: int, transposed_at: int, mask_at: int) -> Result:
     """convolution_backward-style calls: grad_output, input and weight all recorded."""
     go, x, w = call.tensor(grad), call.tensor(inp), call.tensor(2)
-    if go is None or x is None or w is None:
+    if go is None or x is None or w is None or len(w) < 3:
         return Unknown("grad_output, input and weight shapes not recorded")
     transposed = call.flag(transposed_at) if transposed_at >= 0 else False
+    note = ""
+    if transposed is None:
+        transposed, note = transposed_by_shapes(x, w, go), "transposed flag read from the shapes"
     mask = call.flags(mask_at)
-    if transposed is None or mask is None:
+    if mask is None:
         return Unknown("output_mask not recorded: the calls it makes carry the work")
     per = conv_flops(x, w, go, transposed)
     dtype = call.dtype(grad)
@@ -186,7 +196,7 @@ def backward(call: OpCall, grad: int, inp: int, transposed_at: int, mask_at: int
     written = [x if mask[0] else None, w if mask[1] else None, [out_channels] if mask[2] else None]
     read = [go, w if mask[0] else None, x if mask[1] else None]
     bytes_ = nbytes([*read, *written], dtype)
-    return Work(per * (mask[0] + mask[1]), bytes_, "conv", dtype.name if dtype else "")
+    return Work(per * (mask[0] + mask[1]), bytes_, "conv", dtype.name if dtype else "", note)
 
 
 def backward_input(call: OpCall, shapes: ConvShapes = NO_SHAPES) -> Result:
@@ -285,4 +295,6 @@ def backward_shapes(call: OpCall) -> tuple[Shape, Shape, Shape] | None:
     if go is None or x is None or w is None or len(w) < 3:
         return None
     transposed = call.flag(positions[2]) if positions[2] >= 0 else False
-    return None if transposed is not False else (x, w, go)
+    if transposed is None:
+        transposed = transposed_by_shapes(x, w, go)
+    return None if transposed else (x, w, go)
