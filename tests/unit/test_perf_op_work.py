@@ -180,3 +180,32 @@ def test_conv_backward_mask_from_the_kernels_or_ops_it_makes(
         assert "shapes" in table["reason"][row]  # the transposed flag was read from them
     else:
         assert table["status"][row] == "unknown" and "output_mask" in table["reason"][row]
+
+
+def test_gradient_calls_take_a_missing_size_from_their_parent(tmp_path: Path) -> None:
+    """Two 2021 convolutions map the same input to the same output shape with different
+    weights (1x1 and 3x3, as in a ResNet bottleneck): the trace's shapes cannot say which
+    weight a `_backward_weight` call without its size had; its enclosing backward can."""
+    x, y = [2, 3, 8, 8], [2, 4, 4, 4]
+    lists, flags = ["GenericList"] * 3, ["Int", "Bool", "Bool", "Bool"]
+    scalars: list[list[int]] = [[]] * 7
+    events = []
+    for k, w in enumerate(([4, 3, 3, 3], [4, 3, 1, 1])):
+        t = 1000 * k
+        events += [
+            aten("aten::cudnn_convolution_backward", t, 100, [x, y, w, *scalars, []],
+                 [F, F, F, *lists, *flags, "GenericList"]),
+            aten("aten::cudnn_convolution_backward_weight", t + 10, 30, [[], y, x, *scalars],
+                 ["GenericList", F, F, *lists, *flags]),
+        ]  # fmt: skip
+    trace = _trace(tmp_path, events)
+    table = work_table(trace, op_work(trace))
+    grads = [
+        (f, s) for n, f, s in zip(table["name"], table["flops"], table["status"], strict=True)
+        if n == "aten::cudnn_convolution_backward_weight"
+    ]  # fmt: skip
+    assert grads == [(2 * 2 * 16 * 108, "inside"), (2 * 2 * 16 * 12, "inside")]
+    backward = [
+        f for n, f in zip(table["name"], table["flops"], strict=True) if n.endswith("backward")
+    ]
+    assert backward == [2 * 2 * 16 * 108, 2 * 2 * 16 * 12]  # grad_weight only: its one child

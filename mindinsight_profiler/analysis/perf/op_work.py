@@ -192,6 +192,48 @@ def _masks_from_children(
     return inverse
 
 
+#: Gradient calls of a 2021 convolution backward that lack their size argument (position
+#: 0) -> the position of that size's tensor in the enclosing `cudnn_convolution_backward`
+#: (self, grad_output, weight, ...): when the trace's shapes name several weights for one
+#: (input, output) pair, the enclosing call names the one.
+SIZE_FROM_PARENT = {
+    "aten::cudnn_convolution_backward_input": 0,
+    "aten::cudnn_convolution_backward_weight": 2,
+}
+
+
+def _sizes_from_parents(
+    trace: Trace, rows: np.ndarray, distinct: np.ndarray, inverse: np.ndarray,
+    calls: list[OpCall], results: list[Result], model: WorkModel,
+) -> np.ndarray:  # fmt: skip
+    """Complete the calls of SIZE_FROM_PARENT from their parent's shapes (`distinct`: each
+    row's call, `inverse`: its result so far); appends results and returns the new result
+    index per row."""
+    ev = trace.events
+    inverse = inverse.copy()
+    todo = [
+        j
+        for j, c in enumerate(calls)
+        if c.name in SIZE_FROM_PARENT and isinstance(results[j], Unknown)
+    ]
+    position = {int(r): k for k, r in enumerate(rows.tolist())}
+    done: dict[tuple[int, int], int] = {}
+    for k in np.flatnonzero(np.isin(distinct, todo)).tolist():
+        parent = position.get(int(ev["parent"][rows[k]]), -1)
+        if parent < 0 or calls[distinct[parent]].name != "aten::cudnn_convolution_backward":
+            continue
+        key = (int(distinct[k]), int(distinct[parent]))
+        if key not in done:
+            call = calls[key[0]]
+            size = calls[key[1]].tensor(SIZE_FROM_PARENT[call.name])
+            if size is None:
+                continue
+            done[key] = len(results)
+            results.append(model(_with_concrete(call, 0, str(size))))
+        inverse[k] = done[key]
+    return inverse
+
+
 def op_work(trace: Trace) -> OpWork:
     """Work and status of every operator call of `trace` (see module doc)."""
     ev = trace.events
@@ -202,7 +244,9 @@ def op_work(trace: Trace) -> OpWork:
     calls = _calls(trace, rows[first])
     model = WorkModel(conv_shapes(calls))
     results = [model(call) for call in calls]
-    inverse = _masks_from_children(trace, rows, inverse, calls, results, model)
+    distinct = inverse
+    inverse = _masks_from_children(trace, rows, distinct, calls, results, model)
+    inverse = _sizes_from_parents(trace, rows, distinct, inverse, calls, results, model)
     is_work = np.array([isinstance(r, Work) for r in results], dtype=bool)[inverse]
     known = np.zeros(len(ev["kind"]), dtype=bool)
     known[rows[is_work]] = True

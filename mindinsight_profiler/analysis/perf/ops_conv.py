@@ -155,9 +155,12 @@ def forward(call: OpCall, args: ConvArgs, shapes: ConvShapes = NO_SHAPES) -> Res
     if x is None or w is None or len(w) < 3 or len(x) < len(w) - 1:
         return Unknown("input and weight shapes not recorded")
     transposed = _transposed(call, args)
-    if transposed is None:
-        return Unknown("the transposed flag is not recorded")
-    y = call.outputs[0] if call.outputs else _strided_output(call, args, x, w)
+    y = call.outputs[0] if call.outputs else None
+    if transposed is None:  # `shapes` holds untransposed convolutions only
+        if y is None and shapes.output(x, w) is None:
+            return Unknown("the transposed flag is not recorded")
+        transposed = False
+    y = y or _strided_output(call, args, x, w)
     note = ""
     if y is None:
         y = shapes.output(x, w)
