@@ -212,3 +212,24 @@ def test_reading_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
     read_ascend_pt(folder)
     after = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert after == before  # no -wal/-shm/journal created, nothing changed
+
+
+def test_operator_shapes_and_dtypes_read_as_the_text_export_has_them() -> None:
+    """The DB export writes PYTORCH_API's shapes into inputDtypes and the dtypes into
+    inputShapes; the reader puts them back (with a warning), so both exports give each
+    operator call the same shapes and dtypes (the text export's "Input Dims"/"Input type")."""
+
+    def first_call(trace: Trace, name: str) -> tuple[str, str]:
+        names = trace.strings.lookup(trace.events["name"])
+        k = names.index(name)
+        dims, types = trace.events["input_dims"][k], trace.events["input_types"][k]
+        return trace.strings[int(dims)], trace.strings[int(types)]
+
+    for op in ("aten::conv2d", "aten::addmm"):
+        assert first_call(_db(0), op) == first_call(_text(0), op), op
+    assert first_call(_text(0), "aten::conv2d") == (
+        "32,3,224,224;64,3,11,11;64;;;;",
+        "float;float;float;ScalarList;ScalarList;ScalarList;Scalar",
+    )
+    assert _db(0).meta["pytorch_api_swapped"] is True
+    assert "pytorch_api_swapped" not in _text(0).meta

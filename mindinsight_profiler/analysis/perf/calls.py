@@ -238,8 +238,9 @@ def _looks_like_types(text: str) -> bool:
 
 
 def call_from_texts(name: str, dims: str, types: str, concrete: str) -> OpCall:
-    """An OpCall from a trace's texts. torch_npu's database export writes the shapes in the
-    dtype column and the dtypes in the shape column; the texts tell which is which."""
+    """An OpCall from a trace's texts. Some torch_npu database exports write the shapes in
+    the dtype column and the dtypes in the shape column; the reader puts them back (with a
+    warning), and the texts still decide here, for traces cached before it did."""
     if _looks_like_types(dims) and types and not _looks_like_types(types):
         dims, types = types, dims
     return OpCall(

@@ -176,6 +176,7 @@ def read_ascend_db(root: Path, out: Path, path: Path, meta: dict[str, Any]) -> T
     meta["device_name"] = npu_name
     meta["environment"] = meta.get("environment") or environment
     meta["export"] = "db"
+    meta["pytorch_api_swapped"] = host.swapped
     meta["event_count"] = len(events["start_ns"])
     meta["warnings"] = warnings
     flows = linked.flows

@@ -16,6 +16,7 @@ give them the shape the text reader gives them, so every analysis reads both ali
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +68,8 @@ class Host:
 
     cols: dict[str, np.ndarray]
     connection_key: np.ndarray  # PYTORCH_API.connectionId (a key into CONNECTION_IDS), -1
+    #: PYTORCH_API's shape and dtype columns held each other's contents (read swapped)
+    swapped: bool = False
 
 
 def _callchains(db: DbFile, names: Names, wanted: np.ndarray) -> dict[int, int]:
@@ -84,6 +87,31 @@ def _callchains(db: DbFile, names: Names, wanted: np.ndarray) -> dict[int, int]:
             text = ";".join(clean(names.text(s)) for s in part.tolist())
             out[int(part_ids[0])] = names.strings.intern(text) if text else -1
     return out
+
+
+#: A shape cell: dims of each input (`32,64,55,55`), `;`-separated, possibly empty.
+_SHAPE_CELL = re.compile(r"^[\d,\[\]\s;]*$")
+#: Cells sampled to tell which of the two columns holds the shapes.
+_SAMPLE = 500
+
+
+def _shape_like(names: Names, ids: np.ndarray) -> float:
+    """Share of the non-empty sampled cells that read as shapes."""
+    texts = [clean(names.text(i)) for i in np.unique(ids[ids >= 0])[:_SAMPLE].tolist()]
+    texts = [t for t in texts if t.strip("; ")]
+    return sum(bool(_SHAPE_CELL.match(t)) for t in texts) / len(texts) if texts else 0.0
+
+
+def _shape_columns(
+    names: Names, shapes: np.ndarray, dtypes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(shapes, dtypes) as they are meant, and whether they were swapped. torch_npu's export
+    writes each column's cells into the other (inputShapes holds `float;Scalar`, inputDtypes
+    `32,64;`), so they are told apart by their contents: operator tables never show dtypes
+    as shapes. Nothing is lost, so it is no warning (`meta["pytorch_api_swapped"]`)."""
+    if _shape_like(names, shapes) < 0.5 <= _shape_like(names, dtypes):
+        return dtypes, shapes, True
+    return shapes, dtypes, False
 
 
 def host_events(db: DbFile, names: Names, tracks: Tracks) -> Host:
@@ -110,8 +138,9 @@ def host_events(db: DbFile, names: Names, tracks: Tracks) -> Host:
     is_dequeue = np.isin(cols["name"], names.strings.codes_where(lambda s: s.startswith("Dequeue")))
     cols["cat"][(cols["kind"] == Kind.OTHER) & is_dequeue] = dequeue
     ops = cols["kind"] == Kind.CPU_OP
-    cols["input_dims"] = np.where(ops, names.codes(p["inputShapes"], clean), -1).astype(np.int32)
-    cols["input_types"] = np.where(ops, names.codes(p["inputDtypes"], clean), -1).astype(np.int32)
+    shapes, dtypes, swapped = _shape_columns(names, p["inputShapes"], p["inputDtypes"])
+    cols["input_dims"] = np.where(ops, names.codes(shapes, clean), -1).astype(np.int32)
+    cols["input_types"] = np.where(ops, names.codes(dtypes, clean), -1).astype(np.int32)
     chains = _callchains(db, names, np.unique(p["callchainId"][ops & (p["callchainId"] >= 0)]))
     if chains:
         cols["call_stack"] = np.array(
@@ -121,7 +150,8 @@ def host_events(db: DbFile, names: Names, tracks: Tracks) -> Host:
             ],
             dtype=np.int32,
         )
-    return Host(cols, np.where(ops | (cols["kind"] == Kind.OTHER), p["connectionId"], -1))
+    keys = np.where(ops | (cols["kind"] == Kind.OTHER), p["connectionId"], -1)
+    return Host(cols, keys, swapped)
 
 
 def cann_events(

@@ -47,6 +47,7 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
     task_type: str = msgspec.field(default="", name="Task Type")
     stream: int | str = msgspec.field(default=-1, name="Physic Stream Id")
     input_dims: Raw = msgspec.field(default=_EMPTY, name="Input Dims")
+    input_types: Raw = msgspec.field(default=_EMPTY, name="Input type")
     call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
     name: str = ""  # metadata events: process_name / thread_name
     labels: str = ""  # metadata events: process_labels
@@ -188,9 +189,10 @@ def kinds(events: list[_Event], procs: Processes) -> tuple[np.ndarray, np.ndarra
 
 
 def text_columns(events: list[_Event], rows: np.ndarray, intern: Any) -> dict[str, np.ndarray]:
-    """`input_dims` and `call_stack` codes for the event indices `rows` (others -1)."""
+    """`input_dims`, `input_types` and `call_stack` codes for the event indices `rows`
+    (others -1)."""
     out = {}
-    for col in ("input_dims", "call_stack"):
+    for col in ("input_dims", "input_types", "call_stack"):
         codes = np.full(len(events), -1, dtype=np.int32)
         for i in rows.tolist():
             text = _clean_text(getattr(events[i].args, col))
