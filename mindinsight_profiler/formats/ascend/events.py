@@ -36,6 +36,7 @@ class Built:
     flows: dict[str, np.ndarray]
     tracks: list[Track]
     tables: dict[str, dict[str, np.ndarray]]
+    invalid_utf8: int = 0  # byte sequences in argument texts read as U+FFFD
 
 
 class _Tracks:
@@ -139,9 +140,8 @@ def _launches(
     is_launch = flows["cat"] == cat
     s = np.flatnonzero(is_launch & (flows["phase"] == ord("s")))
     f = np.flatnonzero(is_launch & (flows["phase"] == ord("f")))
-    f_of_s = f[np.clip(join_rows(flows["flow_id"][f], flows["flow_id"][s]), 0, None)]
-    paired = join_rows(flows["flow_id"][f], flows["flow_id"][s]) >= 0
-    s, f_of_s = s[paired], f_of_s[paired]
+    row = join_rows(flows["flow_id"][f], flows["flow_id"][s])
+    s, f_of_s = s[row >= 0], f[row[row >= 0]]
     dev = np.flatnonzero(is_kind(cols["kind"], DEVICE_KINDS))
     task = join_rows(
         pair_key(cols["track"][dev], cols["start_ns"][dev]),
@@ -201,10 +201,12 @@ def build_events(decoded: at.Decoded, strings: StringTable, device: int) -> Buil
     stream = np.fromiter((as_int(e.args.stream) for e in events), np.int32, n)
     cols["stream"] = np.where(hw, stream, -1).astype(np.int32)
     ops = np.flatnonzero(kind == Kind.CPU_OP)
-    cols.update(at.text_columns(events, ops, strings.intern))
+    texts, replaced = at.text_columns(events, ops, strings.intern)
+    cols.update(texts)
 
     flows = _flow_table(decoded.flows, strings, tracks)
     launches = _launches(cols, flows, strings)
     merged = {c: np.concatenate([cols[c], launches[c]]) for c in EVENT_COLUMNS}
     tables = {"overlap_analysis": _overlap_table(ranges, np.flatnonzero(overlap), strings)}
-    return Built(merged, empty_columns(MEMORY_COLUMNS, 0), flows, tracks.tracks(procs), tables)
+    memory = empty_columns(MEMORY_COLUMNS, 0)
+    return Built(merged, memory, flows, tracks.tracks(procs), tables, replaced)

@@ -19,11 +19,17 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import NumberFormatError, as_int, us_text_to_ns
+from mindinsight_profiler.formats import utf8
+from mindinsight_profiler.formats.event_times import (
+    BadTimes,
+    durations_from_us,
+    judge,
+    times_from_text,
+)
+from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
 _EMPTY = Raw(b"")
-_ZERO = Raw(b"0")
 
 
 class _Args(msgspec.Struct, frozen=True, gc=False):
@@ -62,22 +68,13 @@ class _Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = _ZERO  # raw text: parsed exactly to ns by `us_text_to_ns`
-    dur: float = 0.0
+    ts: Raw = _EMPTY  # raw text: parsed exactly to ns; empty when the event has none
+    dur: float = math.nan  # NaN: absent (JSON has no NaN literal)
     id: int | str | None = None
     args: _Args = _NO_ARGS
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
-
-
-class TimestampError(ValueError):
-    """`ts` of event `index` (within its batch) is not a finite number."""
-
-    def __init__(self, index: int, text: bytes) -> None:
-        self.index = index
-        self.problem = f"ts is not a number: {text[:40]!r}"
-        super().__init__(f"event {index}: {self.problem}")
 
 
 @dataclass
@@ -90,7 +87,13 @@ class Batch:
     strings: list[str]  # local string table (names, categories, launch shapes, stacks)
     tracks: list[tuple[str, str]]  # local (pid, tid) table
     metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: `B`/`E` events, kept whole: they are paired once every chunk is read (`begin_end`)
+    begin_end: list[_Event] = field(default_factory=list)
     count: int = 0  # events decoded, of any phase
+    #: events left out for unusable times (positions among the decoded events)
+    bad_times: BadTimes = field(default_factory=BadTimes)
+    timed: int = 0  # events with times (complete, instant, memory, flow), before any is left out
+    invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
 class _Interner:
@@ -133,23 +136,52 @@ class _Interner:
             out[out == empty] = -1
         return out
 
-    def strings(self) -> list[str]:
-        """The table as strings; raw JSON texts are decoded once each here."""
-        return [_raw_text(k) if isinstance(k, bytes) else str(k) for k in self.keys]
+    def strings(self) -> tuple[list[str], int]:
+        """The table as strings (raw JSON texts are decoded once each here), and how many
+        byte sequences that are not UTF-8 were read as U+FFFD (raw texts were not checked
+        when the chunk was read)."""
+        out = []
+        replaced = 0
+        for k in self.keys:
+            if not isinstance(k, bytes):
+                out.append(str(k))
+                continue
+            try:
+                out.append(_raw_text(k))
+            except UnicodeDecodeError:
+                fixed, count = utf8.repaired(k)
+                out.append(_raw_text(fixed))
+                replaced += count
+        return out, replaced
 
 
 def _raw_text(raw: bytes) -> str:
     """A JSON string becomes its value; any other JSON value keeps its compact text."""
     if raw[:1] == b'"':
         return str(msgspec.json.decode(raw))
-    return raw.decode("utf-8", "replace")
+    return raw.decode("utf-8")
 
 
-def _ts_ns(events: list[_Event]) -> np.ndarray:
-    try:
-        return us_text_to_ns(list(map(bytes, map(_TS, events))))
-    except NumberFormatError as exc:
-        raise TimestampError(exc.index, exc.text) from None
+def _ts_ns(events: list[_Event]) -> tuple[np.ndarray, np.ndarray]:
+    """(ns, problem code) of the events' `ts`."""
+    return times_from_text(list(map(bytes, map(_TS, events))))
+
+
+def _describe(e: _Event, what: str) -> str:
+    value = bytes(e.ts)[:40].decode("utf-8", "replace") if what == "ts" else repr(e.dur)
+    return f" (name {e.name[:80]!r}, {what} {value})"
+
+
+def _kept(
+    cols: dict[str, np.ndarray], problems: dict[str, np.ndarray], events: list[_Event],
+    positions: list[int],
+) -> tuple[dict[str, np.ndarray], BadTimes]:  # fmt: skip
+    """The columns without the rows whose times are unusable, and those rows counted."""
+    keep, bad = judge(problems, lambda i, what: _describe(events[i], what))
+    if bad.total:
+        bad.first_index = positions[bad.first_index]
+        cols = {k: v[keep] for k, v in cols.items()}
+    return cols, bad
 
 
 def _ints(args: list[_Args], attr: str, dtype: str) -> np.ndarray:
@@ -170,18 +202,20 @@ def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
 
 def _complete_columns(
     events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: _Interner
-) -> dict[str, np.ndarray]:
-    """Columns of `X` events (and non-memory instants, marked by `instant`)."""
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(columns, time problems) of `X` events (and non-memory instants, marked by `instant`,
+    which last no time whatever their `dur`)."""
     n = len(events)
     cat = strings.codes(_attrs(events, "cat"))
     kind_of_code = np.array(
-        [int(kind_of_category(s)) for s in strings.strings()] or [0], dtype=np.uint8
+        [int(kind_of_category(s)) for s in strings.strings()[0]] or [0], dtype=np.uint8
     )
     kind = kind_of_code[cat]
     kind[instant] = Kind.INSTANT
-    start = _ts_ns(events)
+    start, ts_problem = _ts_ns(events)
     dur = np.fromiter(map(attrgetter("dur"), events), dtype=np.float64, count=n)
-    dur_ns = np.rint(np.maximum(dur, 0.0) * 1000.0).astype(np.int64)
+    dur[instant] = 0.0
+    dur_ns, dur_problem = durations_from_us(dur)
     args = _attrs(events, "args")
     ext = _ints(args, "ext_id", "int64")
     ext_lc = _ints(args, "ext_id_lc", "int64")
@@ -226,13 +260,16 @@ def _complete_columns(
             list(map(attrgetter(attr), map(args.__getitem__, rows.tolist())))
         )
         cols[col] = full
-    return cols
+    return cols, {"ts": ts_problem, "dur": dur_problem}
 
 
-def _memory_columns(events: list[_Event], tracks: _Interner) -> dict[str, np.ndarray]:
+def _memory_columns(
+    events: list[_Event], tracks: _Interner
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     args = _attrs(events, "args")
+    ts, problem = _ts_ns(events)
     return {
-        "ts_ns": _ts_ns(events),
+        "ts_ns": ts,
         "track": _track_codes(events, tracks),
         "addr": _ints(args, "addr", "int64"),
         "bytes": _ints(args, "nbytes", "int64"),
@@ -240,7 +277,7 @@ def _memory_columns(events: list[_Event], tracks: _Interner) -> dict[str, np.nda
         "total_reserved": _ints(args, "total_reserved", "int64"),
         "device_type": _ints(args, "device_type", "int8"),
         "device_id": _ints(args, "device_id", "int16"),
-    }
+    }, {"ts": problem}
 
 
 def _flow_id(value: int | str | None) -> int:
@@ -256,63 +293,104 @@ def _flow_id(value: int | str | None) -> int:
 
 def _flow_columns(
     events: list[_Event], strings: _Interner, tracks: _Interner
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     n = len(events)
     ids = _attrs(events, "id")
     try:  # Kineto's flow ids are ints; other writers may use strings ("0x1f")
         flow_id = np.fromiter(ids, np.int64, n)
     except (TypeError, ValueError, OverflowError):
         flow_id = np.fromiter(map(_flow_id, ids), np.int64, n)
+    ts, problem = _ts_ns(events)
     return {
-        "ts_ns": _ts_ns(events),
+        "ts_ns": ts,
         "track": _track_codes(events, tracks),
         "flow_id": flow_id,
         "phase": np.fromiter(map(ord, _attrs(events, "ph")), np.uint8, n),
         "cat": strings.codes(_attrs(events, "cat")),
-    }
+    }, {"ts": problem}
+
+
+def complete_batch(pairs: list[tuple[_Event, int]]) -> Batch:
+    """The batch of the ranges that matched `B`/`E` pairs make (`(B event, duration ns)`)."""
+    events = [msgspec.structs.replace(b, ph="X", dur=ns / 1000.0) for b, ns in pairs]
+    batch = build_batch(events)
+    batch.count = 0  # not events of the file: positions of later events stay right
+    return batch
 
 
 def decode_batch(data: bytes | memoryview) -> Batch:
     """Decode a JSON array of trace events into a column batch.
 
-    Raises msgspec errors for malformed JSON or wrongly typed fields, TimestampError for a
-    `ts` that is not a number.
+    Raises msgspec errors for malformed JSON or wrongly typed fields. Bytes that are not
+    UTF-8 are read as U+FFFD and counted.
     """
-    decoded: list[_Event] = EVENTS_DECODER.decode(data)
-    return build_batch(decoded)
+    try:
+        decoded: list[_Event] = EVENTS_DECODER.decode(data)
+        replaced = 0
+    except UnicodeDecodeError:
+        fixed, replaced = utf8.repaired(data)
+        decoded = EVENTS_DECODER.decode(fixed)
+    batch = build_batch(decoded)
+    batch.invalid_utf8 += replaced
+    return batch
 
 
 def build_batch(decoded: list[_Event]) -> Batch:
-    """Sort events by phase and build the columns of each table."""
+    """Sort events by phase and build the columns of each table; events whose times are
+    unusable are left out and counted (`event_times`)."""
     complete: list[_Event] = []
     instant_flags: list[bool] = []
     memory: list[_Event] = []
     flows: list[_Event] = []
+    positions: dict[str, list[int]] = {"complete": [], "memory": [], "flows": []}
     metadata: list[tuple[str, str, str, str]] = []
-    for e in decoded:
+    begin_end: list[_Event] = []
+    for i, e in enumerate(decoded):
         ph = e.ph
         if ph == "X":
             complete.append(e)
             instant_flags.append(False)
+            positions["complete"].append(i)
         elif ph in ("i", "I"):
             if e.name == "[memory]":
                 memory.append(e)
+                positions["memory"].append(i)
             else:
                 complete.append(e)
                 instant_flags.append(True)
+                positions["complete"].append(i)
         elif ph in ("s", "f", "t"):
             flows.append(e)
+            positions["flows"].append(i)
         elif ph == "M":
             metadata.append((str(e.pid), str(e.tid), e.name, e.args.name or e.args.labels))
+        elif ph in ("B", "E"):
+            begin_end.append(e)
     strings = _Interner()
     tracks = _Interner()
-    events = _complete_columns(complete, np.array(instant_flags, dtype=bool), strings, tracks)
+    bad = BadTimes()
+    tables = []
+    for table, evs, (cols, problems) in (
+        ("complete", complete, _complete_columns(
+            complete, np.array(instant_flags, dtype=bool), strings, tracks
+        )),
+        ("memory", memory, _memory_columns(memory, tracks)),
+        ("flows", flows, _flow_columns(flows, strings, tracks)),
+    ):  # fmt: skip
+        cols, table_bad = _kept(cols, problems, evs, positions[table])
+        bad.add(table_bad)
+        tables.append(cols)
+    table_strings, replaced = strings.strings()
     return Batch(
-        events=events,
-        memory=_memory_columns(memory, tracks),
-        flows=_flow_columns(flows, strings, tracks),
-        strings=strings.strings(),
+        events=tables[0],
+        memory=tables[1],
+        flows=tables[2],
+        strings=table_strings,
+        invalid_utf8=replaced,
         tracks=[(str(p), str(t)) for p, t in cast(list[tuple[object, object]], tracks.keys)],
         metadata=metadata,
+        begin_end=begin_end,
         count=len(decoded),
+        bad_times=bad,
+        timed=len(complete) + len(memory) + len(flows),
     )

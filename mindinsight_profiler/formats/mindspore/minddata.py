@@ -25,10 +25,12 @@ from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.mindspore.hccl import add_hccl, read_hccl
 from mindinsight_profiler.formats.side_files import (
+    MAX_NUMBER,
     parse_numbers,
     read_csv,
     read_json,
     read_number_lines,
+    to_ns,
 )
 
 #: File name patterns of one rank's MindData and HCCL files; `{r}` is the rank.
@@ -61,7 +63,7 @@ def _int_list(path: Path, cell: str, row: int) -> list[int]:
         return []
     try:
         values = msgspec.json.decode(cell, type=list[int])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         raise InputError(path, f"row {row}: not a list of integers: {cell[:40]!r}") from None
     return values
 
@@ -177,9 +179,10 @@ def read_queue_log(path: Path) -> dict[str, np.ndarray]:
     second = parse_numbers(path, cells[1], "line", "int64")
     step = parse_numbers(path, cells[2], "line", "int64")
     value = parse_numbers(path, cells[3], "line", "float64")
+    to_ns(path, value[record == 0], 1e6, "a get/push time (ms)")  # checked here, used later
     # the sampling time (5th field; MindInsight maps CPU samples to steps with it)
-    ts_cells = [ln[4] if len(ln) > 4 else "-1" for ln in lines]
-    ts = parse_numbers(path, ts_cells, "line", "int64")
+    ts_cells = [ln[4] if len(ln) > 4 else "" for ln in lines]
+    ts = parse_numbers(path, ts_cells, "line", "int64", blank=-1)
     return {"record": record, "second": second, "step": step, "value": value, "ts": ts}
 
 
@@ -210,8 +213,8 @@ def read_getnext(path: Path) -> dict[str, np.ndarray]:
     """`GetNext_dequeue_wait <start_us> <end_us> <queue_size>` lines (device clock, us)."""
     lines = read_number_lines(path, 4)
     cols = [list(c) for c in zip(*(ln[1:4] for ln in lines), strict=True)]
-    start = parse_numbers(path, cols[0], "line", "int64") * 1000
-    end = parse_numbers(path, cols[1], "line", "int64") * 1000
+    start = to_ns(path, parse_numbers(path, cols[0], "line", "int64"), 1000, "start")
+    end = to_ns(path, parse_numbers(path, cols[1], "line", "int64"), 1000, "end")
     size = parse_numbers(path, cols[2], "line", "int64")
     return {"start_ns": start, "end_ns": end, "queue_size": size}
 
@@ -233,22 +236,35 @@ def read_cpu_utilization(path: Path) -> dict[str, Any]:
     samples: list[int] = []
     values: list[float] = []
     for name, vals in series:
-        if not isinstance(vals, list) or not all(isinstance(v, int | float) for v in vals):
-            raise InputError(path, f"{name}: not a list of numbers")
+        hi = 100 if name.endswith("_utilization") else MAX_NUMBER  # percent of all CPUs
+        if not _numbers_within(vals, hi):
+            raise InputError(path, f"{name}: not a list of numbers within [0, {hi}]")
         names += [name] * len(vals)
         samples += range(len(vals))
         values += vals
     stamps = doc.get("time_stamp") or []
-    if not isinstance(stamps, list) or not all(isinstance(v, int | float) for v in stamps):
-        raise InputError(path, "time_stamp: not a list of numbers")
+    if not _numbers_within(stamps, MAX_NUMBER):
+        raise InputError(path, "time_stamp: not a list of numbers within range")
     return {
         "series": names,
         "sample": np.array(samples, dtype=np.int64),
         "value": np.array(values, dtype=np.float64),
-        "sampling_interval_ms": doc.get("sampling_interval"),
-        "cpu_count": doc.get("cpu_processor_num"),
+        "sampling_interval_ms": _positive(doc.get("sampling_interval")),
+        "cpu_count": _positive(doc.get("cpu_processor_num")),
         "time_stamp": np.array(stamps, dtype=np.int64),
     }
+
+
+def _numbers_within(values: Any, hi: float) -> bool:
+    return isinstance(values, list) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= hi for v in values
+    )
+
+
+def _positive(value: Any) -> int | None:
+    """A setting that must be a positive integer (an interval, a CPU count), else None."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_NUMBER
+    return value if ok else None
 
 
 def add_cpu_utilization(b: TraceBuilder, parsed: dict[str, Any]) -> None:
