@@ -295,3 +295,61 @@ def _ascend(tmp_path: Path, extra: list[dict] | None = None, host: bool = True) 
     events = (_HOST if host else []) + _DEVICE + (extra or [])
     (out / "trace_view.json").write_text(json.dumps(events))
     return root
+
+
+# --- args and trace metadata ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arg", "value"),
+    [
+        ("est. achieved occupancy %", 1e308),  # was an infinite occupancy on the gpu page
+        ("est. achieved occupancy %", -5),
+        ("blocks per SM", 1e308),
+        ("device", 70000),  # was "does not fit 64 bits" for an int16 column
+        ("stream", 2**40),
+        ("registers per thread", -5),
+    ],
+)
+def test_args_out_of_range_are_read_as_absent_with_a_warning(
+    tmp_path: Path, arg: str, value: float
+) -> None:
+    events = [op("aten::mm", 5, 20, ext=1), runtime("cudaLaunchKernel", 8, 1, corr=1, ext=1),
+              kernel("k1", 10, 5, corr=1), op("ProfilerStep#1", 0, 40)]  # fmt: skip
+    events[2]["args"][arg] = value
+    path = _write(tmp_path, events)
+    trace = read_trace(path)
+    [warning] = trace.meta["warnings"]
+    assert str(path) in warning and f"1 value(s) of args {arg!r} out of range" in warning
+    _sound(trace)
+
+
+def test_ids_beyond_int64_are_still_ids(tmp_path: Path) -> None:
+    events = [op("aten::mm", 5, 20, ext=2**63), runtime("cudaLaunchKernel", 8, 1, corr=2**64 + 1),
+              kernel("k1", 10, 5, corr=2**64 + 1)]  # fmt: skip
+    trace = read_trace(_write(tmp_path, events))
+    k = int(np.flatnonzero(trace.kind == Kind.KERNEL)[0])
+    assert _names(trace)[int(trace.events["caller"][k])] == "cudaLaunchKernel"
+
+
+@pytest.mark.parametrize(
+    ("top", "expected"),
+    [
+        ({"distributedInfo": [1]}, "distributedInfo is not an object"),  # failed the report
+        ({"distributedInfo": {"rank": "a", "world_size": -1}}, "rank, world_size"),
+        ({"deviceProperties": [{"id": 0, "name": 5, "totalGlobalMem": "x"}]}, "2 entry"),
+        ({"deviceProperties": "x"}, "deviceProperties is not a list"),
+    ],
+)
+def test_trace_metadata_of_the_wrong_type_is_left_out(
+    tmp_path: Path, top: dict, expected: str
+) -> None:
+    events = [op("aten::mm", 5, 20, ext=1), runtime("cudaLaunchKernel", 8, 1, corr=1, ext=1),
+              kernel("k1", 10, 5, corr=1)]  # fmt: skip
+    path = tmp_path / "w.pt.trace.json"
+    path.write_text(json.dumps({**top, "traceEvents": events}))
+    trace = read_trace(path)
+    [warning] = trace.meta["warnings"]
+    assert str(path) in warning and expected in warning
+    report = _sound(trace)
+    assert report["distributed"] in (None, {})

@@ -139,6 +139,8 @@ def _rows_with_times(
     if not lacking.any():
         return out
     names = ", ".join(columns[k].header for k in needed)
+    if lacking.all():
+        raise InputError(path, f"no row has a usable {names}")
     notices.warn(
         path, f"{int(lacking.sum())} row(s) without a usable {names} left out "
         f"(the first: row {_first(lacking) + 2})",

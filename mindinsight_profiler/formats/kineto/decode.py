@@ -60,6 +60,23 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
 
 
 _NO_ARGS = _Args()
+#: The `args` names as traces write them, by field.
+ARG_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(_Args)}
+#: Ranges of the numeric `args` read into columns: a value outside is read as absent (and
+#: counted), never wrapped into a column's dtype or carried into an average.
+_RANGES: dict[str, tuple[float, float]] = {
+    "device": (-1, 2**15 - 1),
+    "stream": (-1, 2**31 - 1),
+    "regs": (-1, 2**31 - 1),
+    "smem": (-1, 2**31 - 1),
+    "blocks_per_sm": (0, 2**31),
+    "occupancy": (0, 100),
+    "nbytes": (-(2**62), 2**62),  # a free is negative
+    "total_allocated": (-1, 2**62),
+    "total_reserved": (-1, 2**62),
+    "device_type": (-1, 2**7 - 1),
+    "device_id": (-1, 2**15 - 1),
+}
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -92,6 +109,8 @@ class Batch:
     count: int = 0  # events decoded, of any phase
     #: events left out for unusable times (positions among the decoded events)
     bad_times: BadTimes = field(default_factory=BadTimes)
+    #: numeric args out of their range, read as absent: args name -> count
+    out_of_range: dict[str, int] = field(default_factory=dict)
     timed: int = 0  # events with times (complete, instant, memory, flow), before any is left out
     invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
@@ -184,8 +203,34 @@ def _kept(
     return cols, bad
 
 
-def _ints(args: list[_Args], attr: str, dtype: str) -> np.ndarray:
-    return np.fromiter(map(attrgetter(attr), args), dtype=dtype, count=len(args))
+def _ids(args: list[_Args], attr: str) -> np.ndarray:
+    """Id args as int64; ids beyond int64 keep their low 63 bits (they are only compared)."""
+    values = list(map(attrgetter(attr), args))
+    try:
+        return np.fromiter(values, np.int64, len(values))
+    except OverflowError:
+        return np.fromiter(map(as_int, values), np.int64, len(values))
+
+
+def _ranged(args: list[_Args], attr: str, dtype: str, out_of_range: dict[str, int]) -> np.ndarray:
+    """A numeric arg within its `_RANGES` range; others become the absent value (-1, NaN)
+    and are counted in `out_of_range` under the arg's name."""
+    lo, hi = _RANGES[attr]
+    values = [as_int(a.stream) for a in args] if attr == "stream" else _attrs(args, attr)
+    floating = np.dtype(dtype).kind == "f"
+    try:
+        arr = np.fromiter(values, np.float64 if floating else np.int64, len(values))
+    except OverflowError:  # an int beyond int64: out of range whatever its sign
+        clamped = (min(max(v, lo - 1), hi + 1) for v in values)
+        arr = np.fromiter(clamped, np.int64, len(values))
+    bad = ~((arr >= lo) & (arr <= hi))
+    if floating:
+        bad &= ~np.isnan(arr)  # NaN: the arg is absent
+    if bad.any():
+        name = ARG_NAMES[attr]
+        out_of_range[name] = out_of_range.get(name, 0) + int(bad.sum())
+        arr[bad] = np.nan if floating else -1
+    return arr.astype(dtype)
 
 
 def _attrs(events: list, attr: str) -> list:
@@ -201,7 +246,11 @@ def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
 
 
 def _complete_columns(
-    events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: _Interner
+    events: list[_Event],
+    instant: np.ndarray,
+    strings: _Interner,
+    tracks: _Interner,
+    out_of_range: dict[str, int],
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(columns, time problems) of `X` events (and non-memory instants, marked by `instant`,
     which last no time whatever their `dur`)."""
@@ -217,8 +266,8 @@ def _complete_columns(
     dur[instant] = 0.0
     dur_ns, dur_problem = durations_from_us(dur)
     args = _attrs(events, "args")
-    ext = _ints(args, "ext_id", "int64")
-    ext_lc = _ints(args, "ext_id_lc", "int64")
+    ext = _ids(args, "ext_id")
+    ext_lc = _ids(args, "ext_id_lc")
     cols: dict[str, np.ndarray] = {
         "start_ns": start,
         "end_ns": start + dur_ns,
@@ -228,7 +277,7 @@ def _complete_columns(
         "track": _track_codes(events, tracks),
         # 2021 kernels/runtimes spell it "external id"; both mean the launching operator.
         "ext_id": np.where(ext >= 0, ext, ext_lc),
-        "corr": _ints(args, "corr", "int64"),
+        "corr": _ids(args, "corr"),
     }
     dev = np.flatnonzero(np.isin(kind, [int(k) for k in DEVICE_KINDS]))
     dargs = list(map(args.__getitem__, dev.tolist()))
@@ -241,10 +290,7 @@ def _complete_columns(
         ("occupancy", "occupancy", "float64", np.nan),
     ):
         full = np.full(n, fill, dtype=dtype)
-        if attr == "stream":
-            full[dev] = np.fromiter((as_int(a.stream) for a in dargs), dtype, len(dargs))
-        else:
-            full[dev] = _ints(dargs, attr, dtype)
+        full[dev] = _ranged(dargs, attr, dtype, out_of_range)
         cols[col] = full
     for col, attr, rows in (
         ("grid", "grid", dev),
@@ -264,19 +310,19 @@ def _complete_columns(
 
 
 def _memory_columns(
-    events: list[_Event], tracks: _Interner
+    events: list[_Event], tracks: _Interner, out_of_range: dict[str, int]
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     args = _attrs(events, "args")
     ts, problem = _ts_ns(events)
     return {
         "ts_ns": ts,
         "track": _track_codes(events, tracks),
-        "addr": _ints(args, "addr", "int64"),
-        "bytes": _ints(args, "nbytes", "int64"),
-        "total_allocated": _ints(args, "total_allocated", "int64"),
-        "total_reserved": _ints(args, "total_reserved", "int64"),
-        "device_type": _ints(args, "device_type", "int8"),
-        "device_id": _ints(args, "device_id", "int16"),
+        "addr": _ids(args, "addr"),
+        "bytes": _ranged(args, "nbytes", "int64", out_of_range),
+        "total_allocated": _ranged(args, "total_allocated", "int64", out_of_range),
+        "total_reserved": _ranged(args, "total_reserved", "int64", out_of_range),
+        "device_type": _ranged(args, "device_type", "int8", out_of_range),
+        "device_id": _ranged(args, "device_id", "int16", out_of_range),
     }, {"ts": problem}
 
 
@@ -369,12 +415,13 @@ def build_batch(decoded: list[_Event]) -> Batch:
     strings = _Interner()
     tracks = _Interner()
     bad = BadTimes()
+    out_of_range: dict[str, int] = {}
     tables = []
     for table, evs, (cols, problems) in (
         ("complete", complete, _complete_columns(
-            complete, np.array(instant_flags, dtype=bool), strings, tracks
+            complete, np.array(instant_flags, dtype=bool), strings, tracks, out_of_range
         )),
-        ("memory", memory, _memory_columns(memory, tracks)),
+        ("memory", memory, _memory_columns(memory, tracks, out_of_range)),
         ("flows", flows, _flow_columns(flows, strings, tracks)),
     ):  # fmt: skip
         cols, table_bad = _kept(cols, problems, evs, positions[table])
@@ -392,5 +439,6 @@ def build_batch(decoded: list[_Event]) -> Batch:
         begin_end=begin_end,
         count=len(decoded),
         bad_times=bad,
+        out_of_range=out_of_range,
         timed=len(complete) + len(memory) + len(flows),
     )

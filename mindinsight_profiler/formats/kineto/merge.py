@@ -43,6 +43,7 @@ class ColumnMerger:
         self.count = 0  # events decoded so far, of any phase
         self.invalid_utf8 = 0  # byte sequences read as U+FFFD
         self.bad_times = BadTimes()  # events left out for unusable times
+        self.out_of_range: dict[str, int] = {}  # args read as absent, by name
         self.timed = 0  # events with times, left out or not
         self._parts: dict[str, dict[str, list[np.ndarray]]] = {t: {} for t in _SPECS}
 
@@ -66,6 +67,8 @@ class ColumnMerger:
         self.metadata.extend(batch.metadata)
         self.begin_end.extend(batch.begin_end)
         self.bad_times.add(batch.bad_times, offset=self.count)
+        for name, n in batch.out_of_range.items():
+            self.out_of_range[name] = self.out_of_range.get(name, 0) + n
         self.timed += batch.timed
         self.count += batch.count
         self.invalid_utf8 += batch.invalid_utf8

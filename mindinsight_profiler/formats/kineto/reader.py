@@ -19,6 +19,7 @@ from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import begin_end, jsonstream, notices, utf8
 from mindinsight_profiler.formats.chunked import ChunkError, iter_decoded
 from mindinsight_profiler.formats.event_times import settle
+from mindinsight_profiler.formats.kineto import meta as kineto_meta
 from mindinsight_profiler.formats.kineto.decode import complete_batch, decode_batch
 from mindinsight_profiler.formats.kineto.merge import ColumnMerger
 from mindinsight_profiler.formats.side_files import TOO_DEEP, decode_json
@@ -140,9 +141,12 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
         if unmatched:
             notices.warn(path, begin_end.unmatched_warning(unmatched))
     settle(path, merger.bad_times, merger.timed)
+    for name, n in sorted(merger.out_of_range.items()):
+        notices.warn(path, f"{n} value(s) of args {name!r} out of range read as absent")
     events, memory, flows = merger.columns()
     if len(events["start_ns"]) == 0 and len(memory["ts_ns"]) == 0:
         raise InputError(path, "the trace holds no events")
+    meta = kineto_meta.checked(path, meta)
     meta.update(
         {
             "format": FormatTag.KINETO,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import numpy as np
@@ -93,7 +93,7 @@ def read_pipeline_csv(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int,
     """Ops and queue samples of `minddata_pipeline_raw_*.csv` (blank queue = no queue)."""
     t = read_csv(path, ["op_id", "op_type", "num_workers", "output_queue_size", "parent_id"])
     op_id = t.numbers("op_id", "int64")
-    workers = t.numbers("num_workers", "int64", blank=-1)
+    workers = t.numbers("num_workers", "int64")
     parent = t.numbers("parent_id", "int64", blank=-1)
     cap = (
         t.numbers("output_queue_length", "int64", blank=-1)
@@ -117,9 +117,14 @@ def read_pipeline_csv(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int,
     return ops, samples
 
 
+#: Ids and counts of a pipeline profile, and queue sizes: none is negative.
+_Count = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+_Size = Annotated[int, msgspec.Meta(ge=0, le=MAX_NUMBER)]
+
+
 class _Queue(msgspec.Struct):
-    length: int = -1
-    size: list[int] = []
+    length: Annotated[int, msgspec.Meta(ge=-1, le=2**31 - 1)] = -1
+    size: list[_Size] = []
 
 
 class _Metrics(msgspec.Struct):
@@ -127,10 +132,10 @@ class _Metrics(msgspec.Struct):
 
 
 class _Op(msgspec.Struct):
-    op_id: int
+    op_id: _Count
     op_type: str
-    num_workers: int = -1
-    children: list[int] = []
+    num_workers: _Count
+    children: list[_Count] = []
     metrics: _Metrics | None = None
 
 
@@ -215,6 +220,8 @@ def read_getnext(path: Path) -> dict[str, np.ndarray]:
     cols = [list(c) for c in zip(*(ln[1:4] for ln in lines), strict=True)]
     start = to_ns(path, parse_numbers(path, cols[0], "line", "int64"), 1000, "start")
     end = to_ns(path, parse_numbers(path, cols[1], "line", "int64"), 1000, "end")
+    if (end < start).any():
+        raise InputError(path, f"line {int(np.argmax(end < start)) + 1}: ends before it starts")
     size = parse_numbers(path, cols[2], "line", "int64")
     return {"start_ns": start, "end_ns": end, "queue_size": size}
 
