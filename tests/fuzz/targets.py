@@ -24,7 +24,7 @@ SEED = os.environ.get("MI_FUZZ_SEED", "mindinsight-fuzz-1")
 #: In-process cases of the default run; `MI_FUZZ_CASES=5000` for a long local run.
 CASES = int(os.environ.get("MI_FUZZ_CASES", "330"))
 #: Cases also run through the real CLI (a subprocess each: slower).
-CLI_CASES = int(os.environ.get("MI_FUZZ_CLI_CASES", "12"))
+CLI_CASES = int(os.environ.get("MI_FUZZ_CLI_CASES", "24"))
 
 _ASCEND_OUT = "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
 
@@ -49,7 +49,7 @@ TARGETS = (
         "hta/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
         "worker0.1.pt.trace.json",
         ("worker0.1.pt.trace.json",),
-        0.2,
+        0.18,
     ),
     Target(
         "kineto_cpu",
@@ -57,7 +57,7 @@ TARGETS = (
         "torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json",
         "worker0.2.pt.trace.json",
         ("worker0.2.pt.trace.json",),
-        0.2,
+        0.17,
     ),
     Target(
         "ascend_pt",
@@ -83,7 +83,7 @@ TARGETS = (
             "rank0_ascend_pt/profiler_info_0.json",
             "rank0_ascend_pt/profiler_metadata.json",
         ),
-        0.35,
+        0.32,
     ),
     Target(
         "mindspore_legacy",
@@ -109,8 +109,26 @@ TARGETS = (
                 "ascend_cluster_analyse_data-parallel_1_1_1.csv",
             )
         ),
-        0.25,
+        0.23,
         "rank1",
+    ),
+    Target(
+        "mindspore2",
+        "mindspore2",
+        "mindspore_cpu/legacy_pynative_mdprofiler",
+        "run/vm_23709_20261122041728335_ascend_ms",
+        tuple(
+            f"run/{name}"
+            for name in (
+                "vm_23709_20261122041728335_ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view.json",
+                "vm_23709_20261122041728335_ascend_ms/FRAMEWORK/cpu_op_detail_info_0.csv",
+                "vm_23709_20261122041728335_ascend_ms/FRAMEWORK/cpu_op_execute_timestamp_0.txt",
+                "minddata_profiling/dataset_iterator_profiling_0.txt",
+                "minddata_profiling/minddata_cpu_utilization_0.json",
+                "minddata_profiling/pipeline_profiling_0.json",
+            )
+        ),
+        0.1,
     ),
 )
 TARGET_BY_NAME = {t.name: t for t in TARGETS}

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mindinsight_profiler.analysis.data_pipeline.cpu_steps import _per_step
 from mindinsight_profiler.analysis.report import build_report
 from mindinsight_profiler.analysis.schema import report_builtins, to_report
 from mindinsight_profiler.errors import InputError
@@ -232,3 +233,11 @@ def test_a_required_file_is_still_an_error(tmp_path: Path) -> None:
     (root / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("[" + DEEP + "]")
     with pytest.raises(InputError, match="nested too deeply"):
         read_ascend_pt(root)
+
+
+def test_cpu_series_of_different_lengths_per_step() -> None:
+    """Real MindData files hold series of 3, 4 and 8 samples; a system series shorter than
+    its user series was IndexError."""
+    series = {"device_user": [10.0, 20.0, 30.0], "device_sys": [1.0, 2.0]}
+    out = _per_step(series, ["1", "1", "2"])
+    assert out["steps"] == ["1", "2"] and out["device_pct"] == [16.5, None]
