@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from tests.fuzz import mutate, oracle, targets
+from tests.fuzz import json_mutations, mutate, oracle, targets
 
 _EVENT = (
     '{"ph": "X", "cat": "cpu_op", "name": "op%d", "pid": 1, "tid": 1, '
@@ -44,13 +44,13 @@ def test_each_class_changes_the_file_the_same_way_every_time(
 def test_json_numbers_survive_the_round_trip_exactly() -> None:
     """Re-encoding keeps every other value as written (ns decimals included), so a mutant
     differs from the real file only where the mutation says."""
-    doc = mutate._Doc(_TRACE)
+    doc = json_mutations.Doc(_TRACE)
     assert b"1712195495505139.988" in doc.encode()
     assert json.loads(doc.encode()) == json.loads(_TRACE)
 
 
 def test_raw_values_are_spliced_where_json_values_go() -> None:
-    doc = mutate._Doc(b'{"traceEvents": [{"ph": "X", "ts": 1, "dur": 2}]}')
+    doc = json_mutations.Doc(b'{"traceEvents": [{"ph": "X", "ts": 1, "dur": 2}]}')
     events = doc.events()
     assert events is not None
     events[0]["dur"] = doc.raw("NaN")
@@ -63,8 +63,8 @@ def test_begin_end_pairs_are_in_an_order_a_trace_may_have() -> None:
     opening first): the mutant is a valid Chrome trace, not a shuffled one."""
     for seed in range(30):
         rng = random.Random(seed)
-        doc = mutate._Doc(_TRACE)
-        detail = mutate._json_phase(doc, rng)
+        doc = json_mutations.Doc(_TRACE)
+        detail = json_mutations.MUTATIONS["phase"](doc, rng)
         if "B/E pairs (lost: none)" not in detail:
             continue
         events = doc.events() or []
