@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import begin_end, notices, utf8
+from mindinsight_profiler.formats import notices, phases, utf8
 from mindinsight_profiler.formats.event_times import (
     MAX_TIME_NS,
     MISSING,
@@ -241,13 +241,15 @@ def complete_events(path: Path, events: list[Any]) -> tuple[list[Any], np.ndarra
     JSON numbers or strings: the `X` events and the ranges of matched `B`/`E` pairs, less
     those whose times are unusable (left out with a warning; an error when they are most)."""
     complete = [e for e in events if e.ph == "X"]
-    pairs, unmatched = begin_end.paired([e for e in events if e.ph in begin_end.PHASES])
+    pairs, unmatched = phases.paired([e for e in events if e.ph in phases.PHASES])
     complete += [
-        msgspec.structs.replace(b, ph="X", dur=msgspec.Raw(begin_end.us_text(ns)))
-        for b, ns in pairs
+        msgspec.structs.replace(b, ph="X", dur=msgspec.Raw(phases.us_text(ns))) for b, ns in pairs
     ]
     if unmatched:
-        notices.warn(path, begin_end.unmatched_warning(unmatched))
+        notices.warn(path, phases.unmatched_warning(unmatched))
+    unknown = phases.unknown([e.ph for e in events])
+    if unknown:
+        notices.warn(path, phases.unknown_warning(unknown))
     start, ts_problem = times_from_text([bytes(e.ts) for e in complete], quoted=True)
     dur, dur_problem = times_from_text([bytes(e.dur) for e in complete], True, quoted=True)
 

@@ -353,3 +353,13 @@ def test_trace_metadata_of_the_wrong_type_is_left_out(
     assert str(path) in warning and expected in warning
     report = _sound(trace)
     assert report["distributed"] in (None, {})
+
+
+def test_events_of_no_known_phase_are_counted_counters_are_not(tmp_path: Path) -> None:
+    odd = [dict(op("odd", 300, 5), ph=ph) for ph in ("", "Z", "x")]
+    counter = {"ph": "C", "name": "mem", "pid": 1, "tid": 1, "ts": 310, "args": {"v": 1}}
+    no_ph = {k: v for k, v in op("no_ph", 320, 5).items() if k != "ph"}
+    trace = read_trace(_write(tmp_path, [*_ops(6), *odd, counter, no_ph]))
+    assert len(trace) == 6
+    [warning] = trace.meta["warnings"]
+    assert "4 event(s) of no known phase ('ph') left out" in warning

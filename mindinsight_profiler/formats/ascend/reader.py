@@ -29,7 +29,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import begin_end, jsonstream, notices, utf8
+from mindinsight_profiler.formats import jsonstream, notices, phases, utf8
 from mindinsight_profiler.formats.ascend import trace as at
 from mindinsight_profiler.formats.ascend.db_file import DB_GLOB, find_db
 from mindinsight_profiler.formats.ascend.events import build_events, join_nearest
@@ -143,12 +143,15 @@ def _read_events(path: Path, progress: jsonstream.ProgressFn | None) -> at.Decod
         merged.metadata += c.metadata
         merged.count += c.count
         merged.invalid_utf8 += c.invalid_utf8
+        merged.unknown_phase += c.unknown_phase
         merged.begin_end += c.begin_end
     if merged.invalid_utf8:
         notices.warn(path, utf8.replaced_warning(merged.invalid_utf8))
+    if merged.unknown_phase:
+        notices.warn(path, phases.unknown_warning(merged.unknown_phase))
     unmatched = at.with_begin_end(merged)
     if unmatched:
-        notices.warn(path, begin_end.unmatched_warning(unmatched))
+        notices.warn(path, phases.unmatched_warning(unmatched))
     timed = len(merged.ranges) + len(merged.flows)
     merged.ranges, bad = at.usable(merged.ranges, ("ts", "dur"))
     merged.flows, bad_flows = at.usable(merged.flows, ("ts",))

@@ -25,7 +25,7 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats import begin_end, utf8
+from mindinsight_profiler.formats import phases, utf8
 from mindinsight_profiler.formats.event_times import BadTimes, judge, times_from_text
 from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
@@ -79,6 +79,7 @@ class Decoded:
     metadata: list[_Event] = field(default_factory=list)
     begin_end: list[_Event] = field(default_factory=list)  # paired once all are read
     count: int = 0
+    unknown_phase: int = 0  # events whose `ph` is none of the format's
     invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
@@ -91,6 +92,7 @@ def decode_chunk(data: bytes | memoryview) -> Decoded:
         fixed, out.invalid_utf8 = utf8.repaired(data)
         events = EVENTS_DECODER.decode(fixed)
     out.count = len(events)
+    out.unknown_phase = phases.unknown([e.ph for e in events])
     for e in events:
         if e.ph == "X":
             out.ranges.append(e)
@@ -131,9 +133,9 @@ def usable(events: list[_Event], attrs: tuple[str, ...]) -> tuple[list[_Event], 
 
 def with_begin_end(decoded: Decoded) -> int:
     """Add the ranges of matched `B`/`E` pairs to `decoded.ranges`; how many were unmatched."""
-    pairs, unmatched = begin_end.paired(decoded.begin_end)
+    pairs, unmatched = phases.paired(decoded.begin_end)
     decoded.ranges += [
-        msgspec.structs.replace(b, ph="X", dur=Raw(begin_end.us_text(ns))) for b, ns in pairs
+        msgspec.structs.replace(b, ph="X", dur=Raw(phases.us_text(ns))) for b, ns in pairs
     ]
     decoded.begin_end = []
     return unmatched

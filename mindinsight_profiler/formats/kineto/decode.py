@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats import utf8
+from mindinsight_profiler.formats import phases, utf8
 from mindinsight_profiler.formats.event_times import (
     BadTimes,
     durations_from_us,
@@ -104,11 +104,12 @@ class Batch:
     strings: list[str]  # local string table (names, categories, launch shapes, stacks)
     tracks: list[tuple[str, str]]  # local (pid, tid) table
     metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
-    #: `B`/`E` events, kept whole: they are paired once every chunk is read (`begin_end`)
+    #: `B`/`E` events, kept whole: they are paired once every chunk is read (`phases`)
     begin_end: list[_Event] = field(default_factory=list)
     count: int = 0  # events decoded, of any phase
     #: events left out for unusable times (positions among the decoded events)
     bad_times: BadTimes = field(default_factory=BadTimes)
+    unknown_phase: int = 0  # events whose `ph` is none of the format's
     #: numeric args out of their range, read as absent: args name -> count
     out_of_range: dict[str, int] = field(default_factory=dict)
     timed: int = 0  # events with times (complete, instant, memory, flow), before any is left out
@@ -441,4 +442,5 @@ def build_batch(decoded: list[_Event]) -> Batch:
         bad_times=bad,
         out_of_range=out_of_range,
         timed=len(complete) + len(memory) + len(flows),
+        unknown_phase=phases.unknown([e.ph for e in decoded]),
     )

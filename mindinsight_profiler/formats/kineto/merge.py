@@ -45,6 +45,7 @@ class ColumnMerger:
         self.bad_times = BadTimes()  # events left out for unusable times
         self.out_of_range: dict[str, int] = {}  # args read as absent, by name
         self.timed = 0  # events with times, left out or not
+        self.unknown_phase = 0  # events of no known phase
         self._parts: dict[str, dict[str, list[np.ndarray]]] = {t: {} for t in _SPECS}
 
     def add(self, batch: Batch) -> None:
@@ -70,6 +71,7 @@ class ColumnMerger:
         for name, n in batch.out_of_range.items():
             self.out_of_range[name] = self.out_of_range.get(name, 0) + n
         self.timed += batch.timed
+        self.unknown_phase += batch.unknown_phase
         self.count += batch.count
         self.invalid_utf8 += batch.invalid_utf8
 

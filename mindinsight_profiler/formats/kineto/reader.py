@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import begin_end, jsonstream, notices, utf8
+from mindinsight_profiler.formats import jsonstream, notices, phases, utf8
 from mindinsight_profiler.formats.chunked import ChunkError, iter_decoded
 from mindinsight_profiler.formats.event_times import settle
 from mindinsight_profiler.formats.kineto import meta as kineto_meta
@@ -134,13 +134,15 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
     if merger.invalid_utf8:
         notices.warn(path, utf8.replaced_warning(merger.invalid_utf8))
     if merger.begin_end:
-        pairs, unmatched = begin_end.paired(merger.begin_end)
+        pairs, unmatched = phases.paired(merger.begin_end)
         merger.begin_end = []
         if pairs:
             merger.add(complete_batch(pairs))
         if unmatched:
-            notices.warn(path, begin_end.unmatched_warning(unmatched))
+            notices.warn(path, phases.unmatched_warning(unmatched))
     settle(path, merger.bad_times, merger.timed)
+    if merger.unknown_phase:
+        notices.warn(path, phases.unknown_warning(merger.unknown_phase))
     for name, n in sorted(merger.out_of_range.items()):
         notices.warn(path, f"{n} value(s) of args {name!r} out of range read as absent")
     events, memory, flows = merger.columns()
