@@ -363,3 +363,14 @@ def test_events_of_no_known_phase_are_counted_counters_are_not(tmp_path: Path) -
     assert len(trace) == 6
     [warning] = trace.meta["warnings"]
     assert "4 event(s) of no known phase ('ph') left out" in warning
+
+
+@pytest.mark.parametrize("stream", [-1_000_000, "x", 2**40])
+def test_an_ascend_stream_out_of_range_is_absent(tmp_path: Path, stream: object) -> None:
+    """-1000000 became 2^63 - 10^6 (the low 63 bits kept for ids): OverflowError in int32."""
+    device = [dict(_DEVICE[1], name="Add2", ts="1050.000", args={"Physic Stream Id": stream})]
+    trace = read_ascend_pt(_ascend(tmp_path, extra=device))
+    i = _names(trace).index("Add2")
+    assert trace.events["stream"][i] == -1
+    if stream != "x":
+        assert any("'Physic Stream Id'(s) out of range" in w for w in trace.meta["warnings"])

@@ -153,8 +153,9 @@ def _read_events(path: Path, progress: jsonstream.ProgressFn | None) -> at.Decod
     if unmatched:
         notices.warn(path, phases.unmatched_warning(unmatched))
     timed = len(merged.ranges) + len(merged.flows)
-    merged.ranges, bad = at.usable(merged.ranges, ("ts", "dur"))
-    merged.flows, bad_flows = at.usable(merged.flows, ("ts",))
+    merged.ranges, merged.times, bad = at.usable(merged.ranges, ("ts", "dur"))
+    merged.flows, flow_times, bad_flows = at.usable(merged.flows, ("ts",))
+    merged.times["flow_ts"] = flow_times["ts"]
     bad.add(bad_flows)
     settle(path, bad, timed)
     return merged
@@ -246,6 +247,10 @@ def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = No
     built = build_events(decoded, strings, device if device is not None else -1)
     if built.invalid_utf8:
         notices.warn(trace_path, utf8.replaced_warning(built.invalid_utf8))
+    if built.bad_streams:
+        notices.warn(
+            trace_path, f"{built.bad_streams} 'Physic Stream Id'(s) out of range read as absent"
+        )
     if len(built.events["start_ns"]) == 0:
         raise InputError(trace_path, "the trace holds no events")
     tables.update(built.tables)

@@ -78,6 +78,8 @@ class Decoded:
     flows: list[_Event] = field(default_factory=list)
     metadata: list[_Event] = field(default_factory=list)
     begin_end: list[_Event] = field(default_factory=list)  # paired once all are read
+    #: parsed times (ns) of `ranges` ("ts", "dur") and of `flows` ("flow_ts"), set by `usable`
+    times: dict[str, np.ndarray] = field(default_factory=dict)
     count: int = 0
     unknown_phase: int = 0  # events whose `ph` is none of the format's
     invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
@@ -110,25 +112,24 @@ def _times(events: list[_Event], attr: str) -> tuple[np.ndarray, np.ndarray]:
     return times_from_text(raws, duration=attr == "dur", quoted=True)
 
 
-def times_ns(events: list[_Event], attr: str) -> np.ndarray:
-    """Exact int64 ns of `ts` or `dur` (microseconds, as numbers or strings) of events that
-    `usable` kept."""
-    return _times(events, attr)[0]
-
-
-def usable(events: list[_Event], attrs: tuple[str, ...]) -> tuple[list[_Event], BadTimes]:
-    """The events whose times `attrs` ("ts", "dur") are usable, and the others counted."""
-    problems = {a: _times(events, a)[1] for a in attrs}
+def usable(
+    events: list[_Event], attrs: tuple[str, ...]
+) -> tuple[list[_Event], dict[str, np.ndarray], BadTimes]:
+    """The events whose times `attrs` ("ts", "dur") are usable, those times in exact ns
+    (given in microseconds, as numbers or strings), and the other events counted."""
+    parsed = {a: _times(events, a) for a in attrs}
 
     def describe(i: int, what: str) -> str:
         value = bytes(getattr(events[i], what))[:40].decode("utf-8", "replace")
         return f" (name {events[i].name[:80]!r}, {what} {value})"
 
-    keep, bad = judge(problems, describe)
+    keep, bad = judge({a: problem for a, (_, problem) in parsed.items()}, describe)
     bad.first_index = -1  # positions among the X events would mislead
+    times = {a: ns for a, (ns, _) in parsed.items()}
     if not bad.total:
-        return events, bad
-    return [e for e, k in zip(events, keep.tolist(), strict=True) if k], bad
+        return events, times, bad
+    kept = [e for e, k in zip(events, keep.tolist(), strict=True) if k]
+    return kept, {a: ns[keep] for a, ns in times.items()}, bad
 
 
 def with_begin_end(decoded: Decoded) -> int:

@@ -192,13 +192,22 @@ def _describe(e: _Event, what: str) -> str:
     return f" (name {e.name[:80]!r}, {what} {value})"
 
 
+def _table_of(e: _Event) -> str:
+    """Which table `build_batch` puts an event in."""
+    if e.ph in ("i", "I"):
+        return "memory" if e.name == "[memory]" else "complete"
+    return {"X": "complete", "s": "flows", "f": "flows", "t": "flows"}.get(e.ph, "")
+
+
 def _kept(
     cols: dict[str, np.ndarray], problems: dict[str, np.ndarray], events: list[_Event],
-    positions: list[int],
+    decoded: list[_Event], table: str,
 ) -> tuple[dict[str, np.ndarray], BadTimes]:  # fmt: skip
-    """The columns without the rows whose times are unusable, and those rows counted."""
+    """The columns without the rows whose times are unusable, and those rows counted (the
+    first by its position among `decoded`, found only when there is one)."""
     keep, bad = judge(problems, lambda i, what: _describe(events[i], what))
     if bad.total:
+        positions = [i for i, e in enumerate(decoded) if _table_of(e) == table]
         bad.first_index = positions[bad.first_index]
         cols = {k: v[keep] for k, v in cols.items()}
     return cols, bad
@@ -389,30 +398,28 @@ def build_batch(decoded: list[_Event]) -> Batch:
     instant_flags: list[bool] = []
     memory: list[_Event] = []
     flows: list[_Event] = []
-    positions: dict[str, list[int]] = {"complete": [], "memory": [], "flows": []}
     metadata: list[tuple[str, str, str, str]] = []
     begin_end: list[_Event] = []
-    for i, e in enumerate(decoded):
+    unknown = 0
+    for e in decoded:
         ph = e.ph
         if ph == "X":
             complete.append(e)
             instant_flags.append(False)
-            positions["complete"].append(i)
         elif ph in ("i", "I"):
             if e.name == "[memory]":
                 memory.append(e)
-                positions["memory"].append(i)
             else:
                 complete.append(e)
                 instant_flags.append(True)
-                positions["complete"].append(i)
         elif ph in ("s", "f", "t"):
             flows.append(e)
-            positions["flows"].append(i)
         elif ph == "M":
             metadata.append((str(e.pid), str(e.tid), e.name, e.args.name or e.args.labels))
         elif ph in ("B", "E"):
             begin_end.append(e)
+        elif ph not in phases.KNOWN:
+            unknown += 1
     strings = _Interner()
     tracks = _Interner()
     bad = BadTimes()
@@ -425,7 +432,7 @@ def build_batch(decoded: list[_Event]) -> Batch:
         ("memory", memory, _memory_columns(memory, tracks, out_of_range)),
         ("flows", flows, _flow_columns(flows, strings, tracks)),
     ):  # fmt: skip
-        cols, table_bad = _kept(cols, problems, evs, positions[table])
+        cols, table_bad = _kept(cols, problems, evs, decoded, table)
         bad.add(table_bad)
         tables.append(cols)
     table_strings, replaced = strings.strings()
@@ -442,5 +449,5 @@ def build_batch(decoded: list[_Event]) -> Batch:
         bad_times=bad,
         out_of_range=out_of_range,
         timed=len(complete) + len(memory) + len(flows),
-        unknown_phase=phases.unknown([e.ph for e in decoded]),
+        unknown_phase=unknown,
     )
