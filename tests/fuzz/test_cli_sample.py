@@ -31,7 +31,15 @@ def _no_constants(name: str) -> float:
 
 
 def run_cli(entry: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MINDINSIGHT_READ_PROCESSES": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "MINDINSIGHT_READ_PROCESSES": "1",
+        # BLAS thread pools reserve address space per core: keep the limit about our code
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     env.pop("MINDINSIGHT_DEBUG", None)
     return subprocess.run(
         [sys.executable, "-m", "mindinsight_profiler", "analyse", str(entry),
@@ -88,3 +96,11 @@ def test_the_cli_oracle_can_fail(tmp_path: Path) -> None:
     ):
         with pytest.raises((AssertionError, ValueError)):
             check_cli(bad, tmp_path)
+
+
+def test_the_address_space_limit_bites() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", f"bytearray({ADDRESS_SPACE_BYTES + (1 << 30)})"],
+        capture_output=True, text=True, preexec_fn=_limit_memory, timeout=60,
+    )  # fmt: skip
+    assert r.returncode != 0 and "MemoryError" in r.stderr
