@@ -175,6 +175,8 @@ def _legacy(tmp_path: Path, **files: str | bytes) -> Path:
         ("minddata_cpu_utilization_0.json", DEEP, "nested too deeply"),
         ("minddata_cpu_utilization_0.json",
          '{"device_info": {"user_utilization": [10, 18446744073709551616]}}', "within [0, 100]"),
+        ("minddata_cpu_utilization_0.json", '{"op_info": [[1, 2]]}', "not a list of objects"),
+        ("minddata_cpu_utilization_0.json", '{"op_info": [{"metrics": 5}]}', "not an object"),
         ("aicore_intermediate_0_detail.csv", "full_op_name,execution_time\na-op1,-1\n",
          "out of range"),
         ("aicore_intermediate_0_detail.csv",
@@ -241,3 +243,15 @@ def test_cpu_series_of_different_lengths_per_step() -> None:
     series = {"device_user": [10.0, 20.0, 30.0], "device_sys": [1.0, 2.0]}
     out = _per_step(series, ["1", "1", "2"])
     assert out["steps"] == ["1", "2"] and out["device_pct"] == [16.5, None]
+
+
+def test_dynamic_shape_rows_with_a_step_out_of_range_are_left_out(tmp_path: Path) -> None:
+    """A step of 2^70 went into an int64 column (OverflowError, outside the optional read)."""
+    row = {"op_side": "fwd", "op_type": "MatMul", "op_name": "MatMul-op1", "dur": 5.0}
+    doc = {"operator": {"1": [dict(row, step=2**70), dict(row, step=2), dict(row, step=-3)]}}
+    trace = read_mindspore_legacy(
+        _legacy(tmp_path, **{"dynamic_shape_info_0.json": json.dumps(doc)})
+    )
+    assert trace.tables["dynamic_shape"]["step"].tolist() == [2]
+    assert any("2 operator rows" in w for w in trace.meta["warnings"])
+    _sound(trace)

@@ -54,15 +54,13 @@ def _shape(value: Any) -> str:
 
 
 def _step(value: Any, key: str) -> int | None:
+    """The step number of a row (its value, else its key), when it is one (0 to 2^31)."""
     for candidate in (value, key):
+        if isinstance(candidate, str):
+            text = candidate.strip()
+            candidate = int(text) if text.isascii() and text.isdigit() and len(text) < 10 else None
         if isinstance(candidate, int) and not isinstance(candidate, bool):
-            return candidate
-        if (
-            isinstance(candidate, str)
-            and candidate.strip().isascii()
-            and candidate.strip().isdigit()
-        ):
-            return int(candidate)
+            return candidate if 0 <= candidate < 2**31 else None
     return None
 
 

@@ -236,8 +236,16 @@ def read_cpu_utilization(path: Path) -> dict[str, Any]:
         if isinstance(content, dict):
             for key, vals in content.items():
                 series.append((f"{group.removesuffix('_info')}.{key}", vals))
-    for op in doc.get("op_info") or []:
-        for key, vals in (op.get("metrics") or {}).items():
+    ops = doc.get("op_info") or []
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise InputError(path, "op_info: not a list of objects")
+    for op in ops:
+        metrics = op.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            raise InputError(
+                path, f"op_info of op {str(op.get('op_id'))[:20]}: metrics is not an object"
+            )
+        for key, vals in metrics.items():
             series.append((f"op{op.get('op_id')}.{key}", vals))
     names: list[str] = []
     samples: list[int] = []
