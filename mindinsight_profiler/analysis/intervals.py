@@ -99,3 +99,35 @@ def covered_before(r: Ranges, t: np.ndarray) -> np.ndarray:
 def overlap_per_window(r: Ranges, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Length of `r` inside each window [start[i], end[i])."""
     return covered_before(r, end) - covered_before(r, start)
+
+
+def covered_per_group(
+    group: np.ndarray, start: np.ndarray, end: np.ndarray, groups: int
+) -> np.ndarray:
+    """Length (ns) of the union of each group's ranges, for groups 0..groups-1.
+
+    Overlapping ranges count once: the time a parent spends in its children is not the sum
+    of their durations when two of them overlap (malformed or duplicated input), and a sum
+    would make the parent's self time negative.
+    """
+    out = np.zeros(groups, dtype=np.int64)
+    if len(group) == 0:
+        return out
+    order = np.lexsort((start, group))
+    g, s = group[order].astype(np.int64), start[order]
+    e = np.maximum(end[order], s)
+    # Running maximum of the ends within each group: ends as ranks, offset by group, so that
+    # one global accumulate never carries a value across groups (and cannot overflow).
+    values = np.unique(e)
+    width = len(values)
+    rank = np.searchsorted(values, e)
+    reach = values[np.maximum.accumulate(g * width + rank) - g * width]
+    first = np.ones(len(g), dtype=bool)
+    first[1:] = g[1:] != g[:-1]
+    before = np.empty_like(reach)
+    before[0] = s[0]
+    before[1:] = reach[:-1]
+    before = np.where(first, s, before)
+    new = np.maximum(e - np.maximum(s, before), 0)
+    np.add.at(out, g, new)
+    return out

@@ -83,10 +83,26 @@ def us_text_to_ns(raw: Sequence[bytes]) -> np.ndarray:
     Rounds to the nearest nanosecond. Raises NumberFormatError for anything that is not a
     finite JSON number (quoted strings, null, NaN, ...).
     """
+    out, status = us_text_to_ns_where(raw)
+    if status.any():
+        i = int(np.argmax(status != PARSED))
+        raise NumberFormatError(i, bytes(raw[i]))
+    return out
+
+
+#: Row status of `us_text_to_ns_where`.
+PARSED, NOT_A_NUMBER, BEYOND_INT64 = 0, 1, 2
+
+
+def us_text_to_ns_where(raw: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 ns, status per row) of microsecond texts: `us_text_to_ns` for inputs where a
+    bad row is left out rather than failing the whole file. Status NOT_A_NUMBER rows hold 0;
+    BEYOND_INT64 rows (numbers too large for int64 ns) hold the int64 limit of their sign."""
     n = len(raw)
     out = np.zeros(n, dtype=np.int64)
+    status = np.zeros(n, dtype=np.uint8)
     if n == 0:
-        return out
+        return out, status
     m = np.fromiter(raw, dtype=f"S{_WIDTH}", count=n).view(np.uint8).reshape(n, _WIDTH)
     length = np.count_nonzero(m, axis=1)
     is_dot = m == _DOT
@@ -107,11 +123,17 @@ def us_text_to_ns(raw: Sequence[bytes]) -> np.ndarray:
         else:
             out[rows] = values
     for i in np.flatnonzero(slow).tolist():
-        value = _slow_row(bytes(raw[i]), i)
-        if not -(2**63) <= value < 2**63:
-            raise NumberFormatError(i, bytes(raw[i]))
-        out[i] = value
-    return out
+        try:
+            value = _slow_row(bytes(raw[i]), i)
+        except NumberFormatError:
+            status[i] = NOT_A_NUMBER
+            continue
+        if -(2**63) <= value < 2**63:
+            out[i] = value
+        else:
+            status[i] = BEYOND_INT64
+            out[i] = 2**63 - 1 if value > 0 else -(2**63)
+    return out, status
 
 
 def unquoted(raw: bytes) -> bytes:

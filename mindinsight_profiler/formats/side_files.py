@@ -19,14 +19,30 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.numbers import NumberFormatError, json_us_to_ns
+from mindinsight_profiler.formats import notices, phases, utf8
+from mindinsight_profiler.formats.event_times import (
+    MAX_TIME_NS,
+    MISSING,
+    NOT_NUMBER,
+    judge,
+    settle,
+    times_from_text,
+)
 
 #: Files larger than this are not MindSpore side files; refusing them bounds memory.
 MAX_SIDE_FILE_BYTES = 512 << 20
+#: Largest number taken from a side file (a count, an id, a size; times are bounded further
+#: by `to_ns`).
+MAX_NUMBER = 2**62
+#: What a document nested beyond the decoders' depth limit (msgspec's, Python's) is.
+TOO_DEEP = "JSON nested too deeply to read (thousands of levels): not profiler output"
+
+_ANY_JSON = msgspec.json.Decoder()
 
 
 def read_text(path: Path) -> str:
-    """The file's text (UTF-8, BOM dropped), or InputError if it cannot be read."""
+    """The file's text (UTF-8, BOM dropped; a few bytes that are not UTF-8 read as U+FFFD,
+    with a warning), or InputError if it cannot be read or is not UTF-8 text."""
     try:
         size = path.stat().st_size
         if size > MAX_SIDE_FILE_BYTES:
@@ -35,9 +51,28 @@ def read_text(path: Path) -> str:
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text (byte {exc.start})") from None
+        text, replaced = utf8.decoded(data)
+    except utf8.NotText as exc:
+        raise InputError(path, str(exc)) from None
+    if replaced:
+        notices.warn(path, utf8.replaced_warning(replaced))
+    return text
+
+
+def decode_json(path: Path, data: bytes | str, decoder: msgspec.json.Decoder | None = None) -> Any:
+    """`data` decoded (by `decoder`, else to Python objects). Bytes that are not UTF-8 are read
+    as U+FFFD with a warning; nesting too deep for the decoder is an InputError. msgspec's own
+    errors (invalid JSON, wrong types) pass through for the caller to word."""
+    try:
+        return (decoder or _ANY_JSON).decode(data)
+    except UnicodeDecodeError:
+        fixed, replaced = utf8.repaired(
+            data.encode("utf-8", "replace") if isinstance(data, str) else data
+        )
+        notices.warn(path, utf8.replaced_warning(replaced))
+        return decode_json(path, fixed, decoder)
+    except RecursionError:
+        raise InputError(path, TOO_DEEP) from None
 
 
 class CsvTable:
@@ -113,7 +148,7 @@ def read_json(path: Path) -> Any:
     if not text.strip():
         raise InputError(path, "the file is empty")
     try:
-        return msgspec.json.decode(text)
+        return decode_json(path, text)
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc}") from None
 
@@ -141,7 +176,9 @@ def parse_numbers(
     blank: float | None = None,
     first: int = 1,
 ) -> np.ndarray:
-    """Cells as a numeric array; InputError names the first cell that is not a finite number.
+    """Cells as a numeric array; InputError names the first cell that is not a finite number
+    within [0, MAX_NUMBER] (every number these files hold is a count, an id, a size, a time
+    or a share: none is negative; `blank` stands for empty cells).
 
     `what` and `first` describe the cells for the message ("line", 1 -> "line 1: ...").
     """
@@ -155,20 +192,35 @@ def parse_numbers(
             value = int(cell) if integer else float(cell)
             if not integer and not np.isfinite(value):
                 raise ValueError
-            out[i] = value
         except (ValueError, OverflowError):
             raise InputError(path, f"{what} {i + first}: not a number: {cell[:40]!r}") from None
+        if not 0 <= value <= MAX_NUMBER:
+            raise InputError(path, f"{what} {i + first}: out of range: {cell[:40]!r}")
+        out[i] = value
     return out
 
 
+def to_ns(path: Path, values: np.ndarray, unit_ns: float, what: str) -> np.ndarray:
+    """Times in a unit of `unit_ns` ns (1000 for us, 1e6 for ms) as int64 ns, rounded;
+    InputError naming the first beyond the times `event_times` accepts."""
+    ns = np.asarray(values, dtype=np.float64) * unit_ns
+    bad = ~((ns >= 0) & (ns <= MAX_TIME_NS))  # NaN is bad too
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(path, f"{what}: a time out of range: {float(values[i])!r}")
+    return np.rint(ns).astype(np.int64)
+
+
 def event_times_ns(path: Path, raw: list[bytes], what: str) -> np.ndarray:
-    """`ts`/`dur` of trace events, in us as numbers or strings, to ns; InputError if not."""
-    try:
-        return json_us_to_ns(raw)
-    except NumberFormatError as exc:
-        raise InputError(
-            path, f"event {exc.index}: {what} is not a number: {exc.text[:40]!r}"
-        ) from None
+    """Times in us (JSON numbers or strings) to ns; InputError unless each is a number within
+    the range of times (`event_times`)."""
+    values, problem = times_from_text([bytes(r) for r in raw], quoted=True)
+    if problem.any():
+        i = int(np.argmax(problem != 0))
+        text = bytes(raw[i])[:40]
+        why = "is not a number" if problem[i] in (MISSING, NOT_NUMBER) else "is out of range"
+        raise InputError(path, f"event {i}: {what} {why}: {text!r}")
+    return values
 
 
 def decode_event_array(path: Path, decoder: msgspec.json.Decoder, what: str) -> list[Any]:
@@ -177,17 +229,37 @@ def decode_event_array(path: Path, decoder: msgspec.json.Decoder, what: str) -> 
     if not text.strip():
         raise InputError(path, "the file is empty")
     try:
-        return list(decoder.decode(text))
+        return list(decode_json(path, text, decoder))
     except msgspec.ValidationError as exc:
         raise InputError(path, f"not {what}: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid JSON (truncated?): {exc}") from None
 
 
-def complete_event_times(path: Path, events: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(start_ns, dur_ns) of complete events whose `ts`/`dur` are raw JSON numbers or strings."""
-    start = event_times_ns(path, [bytes(e.ts) for e in events], "ts")
-    dur = event_times_ns(path, [bytes(e.dur) for e in events], "dur")
-    if (dur < 0).any():
-        raise InputError(path, f"event {int(np.argmax(dur < 0))}: negative dur")
-    return start, dur
+def complete_events(path: Path, events: list[Any]) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """(complete events, start_ns, dur_ns) of decoded trace events whose `ts`/`dur` are raw
+    JSON numbers or strings: the `X` events and the ranges of matched `B`/`E` pairs, less
+    those whose times are unusable (left out with a warning; an error when they are most)."""
+    complete = [e for e in events if e.ph == "X"]
+    pairs, unmatched = phases.paired([e for e in events if e.ph in phases.PHASES])
+    complete += [
+        msgspec.structs.replace(b, ph="X", dur=msgspec.Raw(phases.us_text(ns))) for b, ns in pairs
+    ]
+    if unmatched:
+        notices.warn(path, phases.unmatched_warning(unmatched))
+    unknown = phases.unknown([e.ph for e in events])
+    if unknown:
+        notices.warn(path, phases.unknown_warning(unknown))
+    start, ts_problem = times_from_text([bytes(e.ts) for e in complete], quoted=True)
+    dur, dur_problem = times_from_text([bytes(e.dur) for e in complete], True, quoted=True)
+
+    def describe(i: int, what: str) -> str:
+        value = bytes(getattr(complete[i], what))[:40].decode("utf-8", "replace")
+        return f" (name {str(complete[i].name)[:80]!r}, {what} {value})"
+
+    keep, bad = judge({"ts": ts_problem, "dur": dur_problem}, describe)
+    settle(path, bad, len(complete), "complete events")
+    if bad.total:
+        complete = [e for e, k in zip(complete, keep.tolist(), strict=True) if k]
+        start, dur = start[keep], dur[keep]
+    return complete, start, dur

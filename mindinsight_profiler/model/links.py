@@ -127,6 +127,8 @@ class _Containers:
 
     def enclosing(self, track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """Innermost container (global index or -1) covering each query range."""
+        if len(self.idx) == 0:  # e.g. a device-only export: no operators to be inside
+            return np.full(len(start), -1, dtype=np.int64)
         s = self.key(track, start)
         e = np.maximum(self.key(track, end), s + 1)
         pos = np.searchsorted(self.start_key, s, side="right")

@@ -95,11 +95,9 @@ def _per_step(series: dict[str, list[float]], labels: list[str]) -> dict[str, An
         out: list[float | None] = []
         for s in steps:
             idx = [i for i, lab in enumerate(labels) if lab == s]
-            vals = [
-                series[user][i] + series.get(sys, [0.0] * len(series[user]))[i]
-                for i in idx
-                if i < len(series.get(user, []))
-            ]
+            u = series[user]
+            y = series.get(sys, [0.0] * len(u))  # series may hold different sample counts
+            vals = [u[i] + y[i] for i in idx if i < len(u) and i < len(y)]
             out.append(round(sum(vals) / len(vals), 4) if vals else None)
         return out
 

@@ -22,7 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mindinsight_profiler.analysis.memory.records import alloc_free_pairs, innermost_op
+from mindinsight_profiler.analysis.memory.records import (
+    alloc_free_pairs,
+    innermost_op,
+    operator_memory_rows,
+)
 from mindinsight_profiler.analysis.memory.section import _KEY, _MB, _label
 from mindinsight_profiler.model.trace import Trace
 
@@ -103,13 +107,14 @@ def _from_ascend(trace: Trace) -> list[Ledger]:
     """Ledgers of the Ascend tables: one per `memory_record` component; `operator_memory`
     rows (PyTorch allocations) go with the PTA curve of their device."""
     rec = trace.tables.get("memory_record")
-    opm = trace.tables.get("operator_memory")
+    opm = operator_memory_rows(trace)
     curves: list[tuple[str, list[np.ndarray]]] = []
     if rec is not None and len(rec["ts_ns"]) and "component" in rec:
-        key = rec["device"].astype(np.int64) * _KEY + rec["component"]
+        # codes + 1: an absent device or component (-1) keeps the key's parts apart
+        key = (rec["device"].astype(np.int64) + 1) * _KEY + (rec["component"] + 1)
         for k in np.unique(key).tolist():
             rows = np.flatnonzero(key == k)
-            device, component = _code(trace, k // _KEY), _code(trace, k % _KEY)
+            device, component = _code(trace, k // _KEY - 1), _code(trace, k % _KEY - 1)
             label = f"{device or 'NPU'} {component or ''}".strip()
             curves.append((label, _sorted(
                 rec["ts_ns"][rows], _totals(rec["total_allocated_mb"][rows] * _MB),

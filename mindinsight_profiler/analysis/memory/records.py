@@ -94,3 +94,13 @@ def operator_stats(
     ]
     out.sort(key=lambda r: (-r["allocated_bytes"], r["name"]))
     return out
+
+
+def operator_memory_rows(trace: Trace) -> dict[str, np.ndarray] | None:
+    """Ascend `operator_memory` rows that say something: a size and an allocation time
+    (cells the reader read as absent leave their row out)."""
+    opm = trace.tables.get("operator_memory")
+    if opm is None:
+        return None
+    keep = np.isfinite(opm["size_kb"]) & (opm["alloc_ns"] >= 0)
+    return opm if keep.all() else {c: v[keep] for c, v in opm.items()}

@@ -22,6 +22,7 @@ from mindinsight_profiler.analysis.memory.npu_modules import npu_module_memory
 from mindinsight_profiler.analysis.memory.records import (
     alloc_free_pairs,
     innermost_op,
+    operator_memory_rows,
     operator_stats,
 )
 from mindinsight_profiler.model.trace import Trace
@@ -93,7 +94,8 @@ def _from_records(trace: Trace, max_points: int) -> list[dict[str, Any]]:
     """Devices from `trace.memory` (Kineto instants, MindSpore records)."""
     m = trace.memory
     op = innermost_op(trace, m["track"], m["ts_ns"])
-    op_name = np.where(op >= 0, trace.events["name"][np.clip(op, 0, None)], -1)
+    op_name = np.full(len(op), -1, dtype=np.int64)
+    op_name[op >= 0] = trace.events["name"][op[op >= 0]]
     dev_key = (m["device_type"].astype(np.int64) + 1) * _KEY + (m["device_id"] + 1)
     default = str(trace.meta.get("device_type") or "device").upper()
     devices = []
@@ -146,16 +148,17 @@ def _from_ascend(trace: Trace, max_points: int) -> list[dict[str, Any]]:
     `operator_memory` are PyTorch allocations, so they go with the PTA curve of their device.
     """
     rec = trace.tables.get("memory_record")
-    opm = trace.tables.get("operator_memory")
+    opm = operator_memory_rows(trace)
     devices: list[dict[str, Any]] = []
     if rec is not None and len(rec["ts_ns"]):
-        key = rec["device"].astype(np.int64) * _KEY + rec["component"]
+        # codes + 1: an absent device or component (-1) keeps the key's parts apart
+        key = (rec["device"].astype(np.int64) + 1) * _KEY + (rec["component"] + 1)
         for k in np.unique(key).tolist():
             rows = np.flatnonzero(key == k)
             allocated = np.rint(rec["total_allocated_mb"][rows] * _MB)
             reserved = np.rint(rec["total_reserved_mb"][rows] * _MB)
             s, _ = _series(rec["ts_ns"][rows], allocated, reserved, max_points)
-            device, component = _code(trace, k // _KEY), _code(trace, k % _KEY)
+            device, component = _code(trace, k // _KEY - 1), _code(trace, k % _KEY - 1)
             label = f"{device or 'NPU'} {component or ''}".strip()
             devices.append({"device": label, "source": "memory_record", **s, "pairs": None})
             devices[-1]["operators"] = []

@@ -4,7 +4,8 @@ The operator tree is the model's `parent` links. Definitions (those of the PyTor
 plugin, so numbers match its golden data):
 - an operator whose only child has the same name is one call, not two (`aten::copy_` calling
   `aten::copy_` is one frame of dispatch, not two operators);
-- host self = duration - children's durations - own runtime calls' durations;
+- host self = duration - the time covered by its children and by the runtime calls made
+  inside it (overlaps counted once, so never negative);
 - device self = device work (kernels, memcpy, memset) launched by its own runtime calls;
   device total = device self plus that of all descendants.
 Everything is computed with array operations over the whole tree at once.
@@ -21,8 +22,10 @@ from mindinsight_profiler.analysis.categories import (
     is_operator_row_name,
     is_step_name,
 )
+from mindinsight_profiler.analysis.intervals import covered_per_group
 from mindinsight_profiler.analysis.operators.tensor_cores import is_tc_eligible_op, is_tc_kernel
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
+from mindinsight_profiler.model.links import innermost_enclosing
 from mindinsight_profiler.model.trace import Trace
 
 
@@ -109,10 +112,8 @@ def _merge_same_name(
     return merged, owner, eff_parent, step
 
 
-def _launched(
-    trace: Trace, local: np.ndarray, owner: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(device self, tensor-core self, runtime-call time) ns per node, by its runtime calls."""
+def _launched(trace: Trace, local: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(device self, tensor-core self) ns per node, by the device work of its runtime calls."""
     ev = trace.events
     m = len(owner)
     # Runtime calls belong to the (owning) node of the operator that made them.
@@ -120,11 +121,31 @@ def _launched(
     rt_node = local[ev["caller"][rt]]
     rt, rt_node = rt[rt_node >= 0], owner[rt_node[rt_node >= 0]]
     dev_ns, tc_ns = _device_time_per_event(trace, rt)
-    rt_dur = ev["end_ns"][rt] - ev["start_ns"][rt]
     device_self = np.bincount(rt_node, weights=dev_ns, minlength=m).astype(np.int64)
     tc_self = np.bincount(rt_node, weights=tc_ns, minlength=m).astype(np.int64)
-    rt_time = np.bincount(rt_node, weights=rt_dur, minlength=m).astype(np.int64)
-    return device_self, tc_self, rt_time
+    return device_self, tc_self
+
+
+def _inner_time(
+    trace: Trace, nodes: np.ndarray, local: np.ndarray, owner: np.ndarray, kids: np.ndarray,
+    kid_parent: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """Time (ns) of each node spent in its children and in the runtime calls made inside it.
+
+    A runtime call counts against the innermost node that contains it on its thread (the
+    plugin's tree puts it there), whichever operator its External id names; the time is the
+    union of those ranges within the node, so overlapping children are not counted twice.
+    """
+    ev = trace.events
+    rt = np.flatnonzero(ev["kind"] == Kind.RUNTIME)
+    inner = innermost_enclosing(trace, nodes, rt)
+    rt, inner = rt[inner >= 0], inner[inner >= 0]
+    group = np.concatenate([kid_parent, owner[local[inner]]])
+    rows = np.concatenate([nodes[kids], rt])
+    lo, hi = ev["start_ns"][nodes][group], ev["end_ns"][nodes][group]
+    start = np.clip(ev["start_ns"][rows], lo, hi)
+    end = np.clip(ev["end_ns"][rows], lo, hi)
+    return covered_per_group(group, start, end, len(nodes))
 
 
 def op_tree(trace: Trace) -> OpTree:
@@ -135,20 +156,16 @@ def op_tree(trace: Trace) -> OpTree:
     local = np.full(len(ev["kind"]), -1, dtype=np.int32 if m < 2**31 else np.int64)
     local[nodes] = np.arange(m)
     merged, owner, eff_parent, step = _merge_same_name(trace, nodes, local)
-    device_self, tc_self, rt_time = _launched(trace, local, owner)
-    del local, owner
+    device_self, tc_self = _launched(trace, local, owner)
+    alive = ~merged
+    kids = np.flatnonzero(alive & (eff_parent >= 0))
+    inner_time = _inner_time(trace, nodes, local, owner, kids, eff_parent[kids])
+    del local, owner, kids
     kind = ev["kind"][nodes]
     dur = ev["end_ns"][nodes] - ev["start_ns"][nodes]
-
-    alive = ~merged
-    child_time = np.bincount(
-        eff_parent[alive & (eff_parent >= 0)],
-        weights=dur[alive & (eff_parent >= 0)],
-        minlength=m,
-    ).astype(np.int64)
-    host_self = dur - child_time - rt_time
+    host_self = dur - inner_time
     tree_parent = np.where(alive, eff_parent, -1)
-    del child_time, rt_time, eff_parent
+    del inner_time, eff_parent
     device_total = accumulate_up(device_self, tree_parent)
     tc_total = accumulate_up(tc_self, tree_parent)
 

@@ -36,6 +36,8 @@ class Built:
     flows: dict[str, np.ndarray]
     tracks: list[Track]
     tables: dict[str, dict[str, np.ndarray]]
+    invalid_utf8: int = 0  # byte sequences in argument texts read as U+FFFD
+    bad_streams: int = 0  # `Physic Stream Id`s out of range, read as absent
 
 
 class _Tracks:
@@ -71,10 +73,10 @@ def _codes(strings: StringTable, values: list[str]) -> np.ndarray:
 
 
 def _flow_table(
-    flows: list[at._Event], strings: StringTable, tracks: _Tracks
+    flows: list[at._Event], ts_ns: np.ndarray, strings: StringTable, tracks: _Tracks
 ) -> dict[str, np.ndarray]:
     return {
-        "ts_ns": at.times_ns(flows, "ts"),
+        "ts_ns": ts_ns,
         "track": tracks.codes(flows),
         "flow_id": np.fromiter((as_int(e.id) for e in flows), np.int64, len(flows)),
         "phase": np.fromiter((ord(e.ph) for e in flows), np.uint8, len(flows)),
@@ -139,9 +141,8 @@ def _launches(
     is_launch = flows["cat"] == cat
     s = np.flatnonzero(is_launch & (flows["phase"] == ord("s")))
     f = np.flatnonzero(is_launch & (flows["phase"] == ord("f")))
-    f_of_s = f[np.clip(join_rows(flows["flow_id"][f], flows["flow_id"][s]), 0, None)]
-    paired = join_rows(flows["flow_id"][f], flows["flow_id"][s]) >= 0
-    s, f_of_s = s[paired], f_of_s[paired]
+    row = join_rows(flows["flow_id"][f], flows["flow_id"][s])
+    s, f_of_s = s[row >= 0], f[row[row >= 0]]
     dev = np.flatnonzero(is_kind(cols["kind"], DEVICE_KINDS))
     task = join_rows(
         pair_key(cols["track"][dev], cols["start_ns"][dev]),
@@ -163,14 +164,13 @@ def _launches(
 
 
 def _overlap_table(
-    events: list[at._Event], rows: np.ndarray, strings: StringTable
+    events: list[at._Event], times: dict[str, np.ndarray], rows: np.ndarray, strings: StringTable
 ) -> dict[str, np.ndarray]:
-    chosen = [events[i] for i in rows.tolist()]
-    start = at.times_ns(chosen, "ts")
+    start = times["ts"][rows]
     return {
-        "type": _codes(strings, [e.name for e in chosen]),
+        "type": _codes(strings, [events[i].name for i in rows.tolist()]),
         "start_ns": start,
-        "end_ns": start + np.maximum(at.times_ns(chosen, "dur"), 0),
+        "end_ns": start + times["dur"][rows],
     }
 
 
@@ -185,9 +185,9 @@ def build_events(decoded: at.Decoded, strings: StringTable, device: int) -> Buil
     kind = kind[keep]
     n = len(events)
     cols = empty_columns(EVENT_COLUMNS, n)
-    start = at.times_ns(events, "ts")
+    start = decoded.times["ts"][keep]
     cols["start_ns"] = start
-    cols["end_ns"] = start + np.maximum(at.times_ns(events, "dur"), 0)
+    cols["end_ns"] = start + decoded.times["dur"][keep]
     cols["kind"] = kind
     cols["name"] = _codes(strings, list(map(attrgetter("name"), events)))
     task_types = [e.cat or e.args.task_type for e in events]
@@ -198,13 +198,19 @@ def build_events(decoded: at.Decoded, strings: StringTable, device: int) -> Buil
     on_device = np.isin(kind, [int(k) for k in (*DEVICE_KINDS, Kind.SYNC)])
     cols["device"][on_device] = device
     hw = np.array([procs.process.get(str(e.pid)) == "Ascend Hardware" for e in events], bool)
-    stream = np.fromiter((as_int(e.args.stream) for e in events), np.int32, n)
+    stream = np.fromiter((as_int(e.args.stream) for e in events), np.int64, n)
+    bad_stream = (stream < -1) | (stream >= 2**31)  # read as absent, counted
+    stream[bad_stream] = -1
     cols["stream"] = np.where(hw, stream, -1).astype(np.int32)
+    bad_streams = int((bad_stream & hw).sum())
     ops = np.flatnonzero(kind == Kind.CPU_OP)
-    cols.update(at.text_columns(events, ops, strings.intern))
+    texts, replaced = at.text_columns(events, ops, strings.intern)
+    cols.update(texts)
 
-    flows = _flow_table(decoded.flows, strings, tracks)
+    flows = _flow_table(decoded.flows, decoded.times["flow_ts"], strings, tracks)
     launches = _launches(cols, flows, strings)
     merged = {c: np.concatenate([cols[c], launches[c]]) for c in EVENT_COLUMNS}
-    tables = {"overlap_analysis": _overlap_table(ranges, np.flatnonzero(overlap), strings)}
-    return Built(merged, empty_columns(MEMORY_COLUMNS, 0), flows, tracks.tracks(procs), tables)
+    overlap_rows = np.flatnonzero(overlap)
+    tables = {"overlap_analysis": _overlap_table(ranges, decoded.times, overlap_rows, strings)}
+    memory = empty_columns(MEMORY_COLUMNS, 0)
+    return Built(merged, memory, flows, tracks.tracks(procs), tables, replaced, bad_streams)

@@ -29,7 +29,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import jsonstream
+from mindinsight_profiler.formats import jsonstream, notices, phases, utf8
 from mindinsight_profiler.formats.ascend import trace as at
 from mindinsight_profiler.formats.ascend.db_file import DB_GLOB, find_db
 from mindinsight_profiler.formats.ascend.events import build_events, join_nearest
@@ -40,6 +40,8 @@ from mindinsight_profiler.formats.ascend.tables import (
     read_csv_table,
 )
 from mindinsight_profiler.formats.chunked import decode_chunks
+from mindinsight_profiler.formats.event_times import settle
+from mindinsight_profiler.formats.side_files import TOO_DEEP, read_json
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.links import build_links
@@ -76,19 +78,43 @@ def is_ascend_pt(path: str | Path) -> bool:
         return True
     if root.name.endswith("_ascend_ms"):
         return False
-    return any("common_config" in _info(p).get("config", {}) for p in _info_files(root))
+    return any("common_config" in _dict(_info(p, quiet=True), "config") for p in _info_files(root))
 
 
 def _info_files(root: Path) -> list[Path]:
     return sorted(root.glob("profiler_info*.json"))
 
 
-def _info(path: Path) -> dict[str, Any]:
-    try:
-        doc = msgspec.json.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError):
+def _info(path: Path, quiet: bool = False) -> dict[str, Any]:
+    """An optional JSON object (profiler_info, profiler_metadata); {} when it is absent or
+    unsound, with a warning naming the file unless `quiet` (it never takes the run down)."""
+    if not path.is_file():
         return {}
-    return doc if isinstance(doc, dict) else {}
+    try:
+        if quiet:
+            with notices.gathering():
+                doc = read_json(path)
+        else:
+            doc = read_json(path)
+    except InputError as exc:
+        if not quiet:
+            notices.warn(path, f"skipped: {exc.problem}")
+        return {}
+    if not isinstance(doc, dict):
+        if not quiet:
+            notices.warn(path, "skipped: not a JSON object")
+        return {}
+    return doc
+
+
+def _dict(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    """`doc[key]` when it is an object, else {} (these files are read as hints)."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _read_events(path: Path, progress: jsonstream.ProgressFn | None) -> at.Decoded:
@@ -108,12 +134,30 @@ def _read_events(path: Path, progress: jsonstream.ProgressFn | None) -> at.Decod
         raise InputError(path, f"not a valid trace_view: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid or truncated JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(path, TOO_DEEP) from None
     merged = at.Decoded()
     for c in chunks:
         merged.ranges += c.ranges
         merged.flows += c.flows
         merged.metadata += c.metadata
         merged.count += c.count
+        merged.invalid_utf8 += c.invalid_utf8
+        merged.unknown_phase += c.unknown_phase
+        merged.begin_end += c.begin_end
+    if merged.invalid_utf8:
+        notices.warn(path, utf8.replaced_warning(merged.invalid_utf8))
+    if merged.unknown_phase:
+        notices.warn(path, phases.unknown_warning(merged.unknown_phase))
+    unmatched = at.with_begin_end(merged)
+    if unmatched:
+        notices.warn(path, phases.unmatched_warning(unmatched))
+    timed = len(merged.ranges) + len(merged.flows)
+    merged.ranges, merged.times, bad = at.usable(merged.ranges, ("ts", "dur"))
+    merged.flows, flow_times, bad_flows = at.usable(merged.flows, ("ts",))
+    merged.times["flow_ts"] = flow_times["ts"]
+    bad.add(bad_flows)
+    settle(path, bad, timed)
     return merged
 
 
@@ -161,28 +205,30 @@ def _meta(root: Path, device: int | None, hccl: bool) -> dict[str, Any]:
     info_files = _info_files(root)
     info = _info(info_files[0]) if info_files else {}
     metadata = _info(root / "profiler_metadata.json")
-    rank = info.get("rank_id", metadata.get("rank_id"))
-    world = metadata.get("world_size", info.get("world_size"))
-    config = info.get("config", {})
-    level = config.get("experimental_config", {}).get("_profiler_level")
+    rank = _int(info.get("rank_id", metadata.get("rank_id")))
+    world = _int(metadata.get("world_size", info.get("world_size")))
+    config = _dict(info, "config")
+    level = _dict(config, "experimental_config").get("_profiler_level")
     distributed = None
-    if isinstance(rank, int) and rank >= 0:
+    if rank is not None and rank >= 0:
         distributed = {"rank": rank, "world_size": world, "backend": "hccl" if hccl else None}
+    environment = metadata.get("ENV_VARIABLES")
     return {
         "format": FormatTag.ASCEND_PT,
         "framework": "pytorch",
         "source": root.name,
-        "rank": rank if isinstance(rank, int) else None,
-        "world_size": world if isinstance(world, int) else None,
+        "rank": rank,
+        "world_size": world,
         "distributed_info": distributed,
         "device_type": "npu",
         "device_id": device,
-        "profiler_level": level,
+        "profiler_level": level if isinstance(level, str) else None,
         "profiler_config": config or None,
-        "environment": metadata.get("ENV_VARIABLES"),
+        "environment": environment if isinstance(environment, dict) else None,
     }
 
 
+@notices.collected
 def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = None) -> Trace:
     """Read one torch_npu output folder into the normalised model (links included)."""
     root, out = _folders(Path(path))
@@ -203,10 +249,13 @@ def read_ascend_pt(path: str | Path, progress: jsonstream.ProgressFn | None = No
     strings = StringTable()
     tables, warnings, damaged = _side_tables(out, strings)
     device = _device_id(tables, strings)
-    try:
-        built = build_events(decoded, strings, device if device is not None else -1)
-    except at.TimestampError as exc:
-        raise InputError(trace_path, exc.problem) from None
+    built = build_events(decoded, strings, device if device is not None else -1)
+    if built.invalid_utf8:
+        notices.warn(trace_path, utf8.replaced_warning(built.invalid_utf8))
+    if built.bad_streams:
+        notices.warn(
+            trace_path, f"{built.bad_streams} 'Physic Stream Id'(s) out of range read as absent"
+        )
     if len(built.events["start_ns"]) == 0:
         raise InputError(trace_path, "the trace holds no events")
     tables.update(built.tables)
@@ -238,4 +287,5 @@ def _attach_kernel_details(trace: Trace) -> None:
     row = join_nearest(
         ev["name"][k], ev["start_ns"][k], kd["name"], kd["start_ns"], KERNEL_MATCH_TOLERANCE_NS
     )
-    kd["event"] = np.where(row >= 0, k[np.clip(row, 0, None)], -1).astype(np.int64)
+    kd["event"] = np.full(len(row), -1, dtype=np.int64)
+    kd["event"][row >= 0] = k[row[row >= 0]]

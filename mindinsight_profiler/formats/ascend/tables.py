@@ -12,6 +12,7 @@ Every reader raises `InputError` naming its file; which files are required is de
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,17 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import notices
 from mindinsight_profiler.formats.ascend.csv_files import FLOAT, INT, STR, TIME_US, Col, read_csv
+from mindinsight_profiler.formats.event_times import MAX_TIME_NS
 from mindinsight_profiler.formats.side_files import read_json
 from mindinsight_profiler.model.strings import StringTable
 
 Table = dict[str, np.ndarray]
+
+#: Largest memory figure (MB) taken from a file: 8 PB, far above any device, still exact
+#: when it becomes bytes.
+MAX_MB = 2**33
 
 STEP_TRACE_TIME = {
     "step": Col("Step", INT),
@@ -47,7 +54,7 @@ OP_STATISTIC = {
     "min_ns": Col("Min Time(us)", TIME_US),
     "avg_ns": Col("Avg Time(us)", TIME_US),
     "max_ns": Col("Max Time(us)", TIME_US),
-    "ratio_pct": Col("Ratio(%)", FLOAT, required=False),
+    "ratio_pct": Col("Ratio(%)", FLOAT, required=False, hi=100),
 }
 #: AI Core PMU pipe ratios of kernel_details.csv (0-1), as the database's TASK_PMU_INFO names them.
 PMU_RATIOS = ["aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio"]
@@ -67,33 +74,41 @@ KERNEL_DETAILS = {
     "input_shapes": Col("Input Shapes", STR, required=False),
     "input_dtypes": Col("Input Data Types", STR, required=False),
     "input_formats": Col("Input Formats", STR, required=False),
-    **{f"pmu_{m}": Col(m, FLOAT, required=False) for m in PMU_RATIOS},
-    "cube_utilization_pct": Col("cube_utilization(%)", FLOAT, required=False),
+    **{f"pmu_{m}": Col(m, FLOAT, required=False, hi=1) for m in PMU_RATIOS},
+    "cube_utilization_pct": Col("cube_utilization(%)", FLOAT, required=False, hi=100),
 }
 MEMORY_RECORD = {
     "component": Col("Component", STR),
     "ts_ns": Col("Timestamp(us)", TIME_US),
-    "total_allocated_mb": Col("Total Allocated(MB)", FLOAT),
-    "total_reserved_mb": Col("Total Reserved(MB)", FLOAT),
-    "total_active_mb": Col("Total Active(MB)", FLOAT, required=False),
+    "total_allocated_mb": Col("Total Allocated(MB)", FLOAT, hi=MAX_MB),
+    "total_reserved_mb": Col("Total Reserved(MB)", FLOAT, hi=MAX_MB),
+    "total_active_mb": Col("Total Active(MB)", FLOAT, required=False, hi=MAX_MB),
     "device": Col("Device Type", STR, required=False),
 }
 OPERATOR_MEMORY = {
     "name": Col("Name", STR),
-    "size_kb": Col("Size(KB)", FLOAT),
+    "size_kb": Col("Size(KB)", FLOAT, hi=MAX_MB * 1024),
     "alloc_ns": Col("Allocation Time(us)", TIME_US),
     "release_ns": Col("Release Time(us)", TIME_US, required=False),
     "duration_ns": Col("Duration(us)", TIME_US, required=False),
-    "alloc_total_allocated_mb": Col("Allocation Total Allocated(MB)", FLOAT, required=False),
-    "alloc_total_reserved_mb": Col("Allocation Total Reserved(MB)", FLOAT, required=False),
-    "release_total_allocated_mb": Col("Release Total Allocated(MB)", FLOAT, required=False),
-    "release_total_reserved_mb": Col("Release Total Reserved(MB)", FLOAT, required=False),
+    "alloc_total_allocated_mb": Col(
+        "Allocation Total Allocated(MB)", FLOAT, required=False, hi=MAX_MB
+    ),
+    "alloc_total_reserved_mb": Col(
+        "Allocation Total Reserved(MB)", FLOAT, required=False, hi=MAX_MB
+    ),
+    "release_total_allocated_mb": Col(
+        "Release Total Allocated(MB)", FLOAT, required=False, hi=MAX_MB
+    ),
+    "release_total_reserved_mb": Col(
+        "Release Total Reserved(MB)", FLOAT, required=False, hi=MAX_MB
+    ),
     "device": Col("Device Type", STR, required=False),
 }
 NPU_MODULE_MEM = {
     "component": Col("Component", STR),
     "ts_ns": Col("Timestamp(us)", TIME_US),
-    "total_reserved_mb": Col("Total Reserved(MB)", FLOAT),
+    "total_reserved_mb": Col("Total Reserved(MB)", FLOAT, hi=MAX_MB),
     "device": Col("Device", STR, required=False),
 }
 API_STATISTIC = {
@@ -124,8 +139,24 @@ def read_csv_table(path: Path, strings: StringTable) -> tuple[str, Table]:
     return name, read_csv(path, columns, strings, allow_empty)
 
 
-def _ms_to_ns(value: Any) -> int:
-    return round(float(value) * 1_000_000) if isinstance(value, int | float) else -1
+def _value(path: Path, key: str, value: Any, hi: float = math.inf) -> float:
+    """A number of a summary file, NaN when absent; a value of another type or outside
+    [0, hi] is read as absent with a warning (once per key)."""
+    if value is None:
+        return math.nan
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        notices.warn(path, f"{key!r} is not a number ({str(value)[:40]!r}): read as absent")
+        return math.nan
+    if not 0 <= value <= hi:  # NaN fails too
+        notices.warn(path, f"{key!r} out of range ({value!r:.40}): read as absent")
+        return math.nan
+    return float(value)
+
+
+def _time_ns(path: Path, key: str, value: Any, unit_ns: int) -> int:
+    """A time in `unit_ns` units as int ns, -1 when absent (see `_value`)."""
+    v = _value(path, key, value, MAX_TIME_NS / unit_ns)
+    return -1 if math.isnan(v) else round(v * unit_ns)
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -158,16 +189,15 @@ def read_communication(path: Path, strings: StringTable) -> Table:
     info = [r[3].get("Communication Time Info") or {} for r in rows]
 
     def col(key: str) -> np.ndarray:
-        return np.array([_ms_to_ns(i.get(key)) for i in info], dtype=np.int64)
+        return np.array([_time_ns(path, key, i.get(key), 1_000_000) for i in info], np.int64)
 
-    start = [i.get("Start Timestamp(us)") for i in info]
+    start_key = "Start Timestamp(us)"
+    start = [_time_ns(path, start_key, i.get(start_key), 1000) for i in info]
     return {
         "step": np.array([strings.intern(r[0]) for r in rows], dtype=np.int32),
         "kind": np.array([strings.intern(r[1]) for r in rows], dtype=np.int32),
         "op": np.array([strings.intern(r[2]) for r in rows], dtype=np.int32),
-        "start_ns": np.array(
-            [round(s * 1000) if isinstance(s, int | float) else -1 for s in start], np.int64
-        ),
+        "start_ns": np.array(start, np.int64),
         "elapse_ns": col("Elapse Time(ms)"),
         "transit_ns": col("Transit Time(ms)"),
         "wait_ns": col("Wait Time(ms)"),
@@ -176,18 +206,22 @@ def read_communication(path: Path, strings: StringTable) -> Table:
     }
 
 
+def _is_rank(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) < 10
+
+
 def read_communication_matrix(path: Path, strings: StringTable) -> Table:
     """`communication_matrix.json`: one row per (step, op group, src-dst link)."""
     rows = []
     for step, kind, op, links in _ops(path, _json(path)):
         for link, v in links.items():
             src, _, dst = str(link).partition("-")
-            if not isinstance(v, dict) or not (src.isdigit() and dst.isdigit()):
+            if not isinstance(v, dict) or not (_is_rank(src) and _is_rank(dst)):
                 raise InputError(path, f"{step}.{op}.{link}: not a src-dst link")
             rows.append((step, kind, op, int(src), int(dst), v))
 
     def val(key: str) -> np.ndarray:
-        return np.array([float(r[5].get(key, np.nan)) for r in rows], dtype=np.float64)
+        return np.array([_value(path, key, r[5].get(key)) for r in rows], dtype=np.float64)
 
     return {
         "step": np.array([strings.intern(r[0]) for r in rows], dtype=np.int32),
@@ -200,7 +234,10 @@ def read_communication_matrix(path: Path, strings: StringTable) -> Table:
         ),
         "op": np.array([strings.intern(str(r[5].get("Op Name", ""))) for r in rows], np.int32),
         "size_mb": val("Transit Size(MB)"),
-        "time_ns": np.array([_ms_to_ns(r[5].get("Transit Time(ms)")) for r in rows], np.int64),
+        "time_ns": np.array(
+            [_time_ns(path, "Transit Time(ms)", r[5].get("Transit Time(ms)"), 10**6) for r in rows],
+            np.int64,
+        ),
         "bandwidth_gbps": val("Bandwidth(GB/s)"),
     }
 

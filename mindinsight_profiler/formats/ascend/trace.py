@@ -19,17 +19,17 @@ chunks are read:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any
 
 import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import NumberFormatError, as_int, json_us_to_ns
+from mindinsight_profiler.formats import phases, utf8
+from mindinsight_profiler.formats.event_times import BadTimes, judge, times_from_text
+from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import Kind, kind_of_category
 
-_ZERO = Raw(b"0")
 _EMPTY = Raw(b"")
 
 #: Hardware task types that copy memory, that synchronise streams, and that do nothing.
@@ -62,21 +62,13 @@ class _Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = _ZERO  # a JSON string ("1736...410.320") or number, parsed exactly
-    dur: Raw = _ZERO
+    ts: Raw = _EMPTY  # a JSON string ("1736...410.320") or number, parsed exactly; empty: absent
+    dur: Raw = _EMPTY
     id: int | str | None = None
     args: _Args = _NO_ARGS
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
-
-
-class TimestampError(ValueError):
-    """A `ts`/`dur` of some event is not a number; `problem` says which and why."""
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
-        super().__init__(problem)
 
 
 @dataclass
@@ -86,14 +78,24 @@ class Decoded:
     ranges: list[_Event] = field(default_factory=list)
     flows: list[_Event] = field(default_factory=list)
     metadata: list[_Event] = field(default_factory=list)
+    begin_end: list[_Event] = field(default_factory=list)  # paired once all are read
+    #: parsed times (ns) of `ranges` ("ts", "dur") and of `flows` ("flow_ts"), set by `usable`
+    times: dict[str, np.ndarray] = field(default_factory=dict)
     count: int = 0
+    unknown_phase: int = 0  # events whose `ph` is none of the format's
+    invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
 def decode_chunk(data: bytes | memoryview) -> Decoded:
     """Decode a JSON array of events, keeping complete, flow and metadata events."""
     out = Decoded()
-    events: list[_Event] = EVENTS_DECODER.decode(data)
+    try:
+        events: list[_Event] = EVENTS_DECODER.decode(data)
+    except UnicodeDecodeError:
+        fixed, out.invalid_utf8 = utf8.repaired(data)
+        events = EVENTS_DECODER.decode(fixed)
     out.count = len(events)
+    out.unknown_phase = phases.unknown([e.ph for e in events])
     for e in events:
         if e.ph == "X":
             out.ranges.append(e)
@@ -101,27 +103,60 @@ def decode_chunk(data: bytes | memoryview) -> Decoded:
             out.flows.append(e)
         elif e.ph == "M":
             out.metadata.append(e)
+        elif e.ph in ("B", "E"):
+            out.begin_end.append(e)
     return out
 
 
-def times_ns(events: list[_Event], attr: str) -> np.ndarray:
-    """Exact int64 ns of `ts` or `dur` (given in microseconds, as numbers or strings)."""
-    try:
-        return json_us_to_ns(list(map(bytes, map(attrgetter(attr), events))))
-    except NumberFormatError as exc:
-        e = events[exc.index]
-        raise TimestampError(
-            f"{attr} of event {e.name!r} is not a number: {exc.text[:40]!r}"
-        ) from None
+def _times(events: list[_Event], attr: str) -> tuple[np.ndarray, np.ndarray]:
+    raws = [bytes(getattr(e, attr)) for e in events]
+    return times_from_text(raws, duration=attr == "dur", quoted=True)
 
 
-def _clean_text(raw: Raw) -> str:
-    """A string argument with the export's `;\\r\\n` separators made plain `;`."""
+def usable(
+    events: list[_Event], attrs: tuple[str, ...]
+) -> tuple[list[_Event], dict[str, np.ndarray], BadTimes]:
+    """The events whose times `attrs` ("ts", "dur") are usable, those times in exact ns
+    (given in microseconds, as numbers or strings), and the other events counted."""
+    parsed = {a: _times(events, a) for a in attrs}
+
+    def describe(i: int, what: str) -> str:
+        value = bytes(getattr(events[i], what))[:40].decode("utf-8", "replace")
+        return f" (name {events[i].name[:80]!r}, {what} {value})"
+
+    keep, bad = judge({a: problem for a, (_, problem) in parsed.items()}, describe)
+    bad.first_index = -1  # positions among the X events would mislead
+    times = {a: ns for a, (ns, _) in parsed.items()}
+    if not bad.total:
+        return events, times, bad
+    kept = [e for e, k in zip(events, keep.tolist(), strict=True) if k]
+    return kept, {a: ns[keep] for a, ns in times.items()}, bad
+
+
+def with_begin_end(decoded: Decoded) -> int:
+    """Add the ranges of matched `B`/`E` pairs to `decoded.ranges`; how many were unmatched."""
+    pairs, unmatched = phases.paired(decoded.begin_end)
+    decoded.ranges += [
+        msgspec.structs.replace(b, ph="X", dur=Raw(phases.us_text(ns))) for b, ns in pairs
+    ]
+    decoded.begin_end = []
+    return unmatched
+
+
+def _clean_text(raw: Raw) -> tuple[str, int]:
+    """A string argument with the export's `;\\r\\n` separators made plain `;`, and how many
+    byte sequences that are not UTF-8 it held (read as U+FFFD: raw texts were not checked when
+    the chunk was read)."""
     b = bytes(raw)
     if not b:
-        return ""
-    value = msgspec.json.decode(b) if b[:1] == b'"' else b.decode("utf-8", "replace")
-    return str(value).replace("\r\n", "").replace("\n", "")
+        return "", 0
+    replaced = 0
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        b, replaced = utf8.repaired(b)
+    value = msgspec.json.decode(b) if b[:1] == b'"' else b.decode("utf-8")
+    return str(value).replace("\r\n", "").replace("\n", ""), replaced
 
 
 @dataclass(frozen=True)
@@ -188,15 +223,19 @@ def kinds(events: list[_Event], procs: Processes) -> tuple[np.ndarray, np.ndarra
     return kind, overlap
 
 
-def text_columns(events: list[_Event], rows: np.ndarray, intern: Any) -> dict[str, np.ndarray]:
+def text_columns(
+    events: list[_Event], rows: np.ndarray, intern: Any
+) -> tuple[dict[str, np.ndarray], int]:
     """`input_dims`, `input_types` and `call_stack` codes for the event indices `rows`
-    (others -1)."""
+    (others -1), and how many byte sequences that are not UTF-8 were read as U+FFFD."""
     out = {}
+    replaced = 0
     for col in ("input_dims", "input_types", "call_stack"):
         codes = np.full(len(events), -1, dtype=np.int32)
         for i in rows.tolist():
-            text = _clean_text(getattr(events[i].args, col))
+            text, bad = _clean_text(getattr(events[i].args, col))
+            replaced += bad
             if text:
                 codes[i] = intern(text)
         out[col] = codes
-    return out
+    return out, replaced

@@ -19,11 +19,17 @@ import msgspec
 import numpy as np
 from msgspec import Raw
 
-from mindinsight_profiler.formats.numbers import NumberFormatError, as_int, us_text_to_ns
+from mindinsight_profiler.formats import phases, utf8
+from mindinsight_profiler.formats.event_times import (
+    BadTimes,
+    durations_from_us,
+    judge,
+    times_from_text,
+)
+from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
 _EMPTY = Raw(b"")
-_ZERO = Raw(b"0")
 
 
 class _Args(msgspec.Struct, frozen=True, gc=False):
@@ -55,6 +61,23 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
 
 
 _NO_ARGS = _Args()
+#: The `args` names as traces write them, by field.
+ARG_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(_Args)}
+#: Ranges of the numeric `args` read into columns: a value outside is read as absent (and
+#: counted), never wrapped into a column's dtype or carried into an average.
+_RANGES: dict[str, tuple[float, float]] = {
+    "device": (-1, 2**15 - 1),
+    "stream": (-1, 2**31 - 1),
+    "regs": (-1, 2**31 - 1),
+    "smem": (-1, 2**31 - 1),
+    "blocks_per_sm": (0, 2**31),
+    "occupancy": (0, 100),
+    "nbytes": (-(2**62), 2**62),  # a free is negative
+    "total_allocated": (-1, 2**62),
+    "total_reserved": (-1, 2**62),
+    "device_type": (-1, 2**7 - 1),
+    "device_id": (-1, 2**15 - 1),
+}
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -63,22 +86,13 @@ class _Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = _ZERO  # raw text: parsed exactly to ns by `us_text_to_ns`
-    dur: float = 0.0
+    ts: Raw = _EMPTY  # raw text: parsed exactly to ns; empty when the event has none
+    dur: float = math.nan  # NaN: absent (JSON has no NaN literal)
     id: int | str | None = None
     args: _Args = _NO_ARGS
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
-
-
-class TimestampError(ValueError):
-    """`ts` of event `index` (within its batch) is not a finite number."""
-
-    def __init__(self, index: int, text: bytes) -> None:
-        self.index = index
-        self.problem = f"ts is not a number: {text[:40]!r}"
-        super().__init__(f"event {index}: {self.problem}")
 
 
 @dataclass
@@ -91,7 +105,16 @@ class Batch:
     strings: list[str]  # local string table (names, categories, launch shapes, stacks)
     tracks: list[tuple[str, str]]  # local (pid, tid) table
     metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: `B`/`E` events, kept whole: they are paired once every chunk is read (`phases`)
+    begin_end: list[_Event] = field(default_factory=list)
     count: int = 0  # events decoded, of any phase
+    #: events left out for unusable times (positions among the decoded events)
+    bad_times: BadTimes = field(default_factory=BadTimes)
+    unknown_phase: int = 0  # events whose `ph` is none of the format's
+    #: numeric args out of their range, read as absent: args name -> count
+    out_of_range: dict[str, int] = field(default_factory=dict)
+    timed: int = 0  # events with times (complete, instant, memory, flow), before any is left out
+    invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
 class _Interner:
@@ -134,27 +157,91 @@ class _Interner:
             out[out == empty] = -1
         return out
 
-    def strings(self) -> list[str]:
-        """The table as strings; raw JSON texts are decoded once each here."""
-        return [_raw_text(k) if isinstance(k, bytes) else str(k) for k in self.keys]
+    def strings(self) -> tuple[list[str], int]:
+        """The table as strings (raw JSON texts are decoded once each here), and how many
+        byte sequences that are not UTF-8 were read as U+FFFD (raw texts were not checked
+        when the chunk was read)."""
+        out = []
+        replaced = 0
+        for k in self.keys:
+            if not isinstance(k, bytes):
+                out.append(str(k))
+                continue
+            try:
+                out.append(_raw_text(k))
+            except UnicodeDecodeError:
+                fixed, count = utf8.repaired(k)
+                out.append(_raw_text(fixed))
+                replaced += count
+        return out, replaced
 
 
 def _raw_text(raw: bytes) -> str:
     """A JSON string becomes its value; any other JSON value keeps its compact text."""
     if raw[:1] == b'"':
         return str(msgspec.json.decode(raw))
-    return raw.decode("utf-8", "replace")
+    return raw.decode("utf-8")
 
 
-def _ts_ns(events: list[_Event]) -> np.ndarray:
+def _ts_ns(events: list[_Event]) -> tuple[np.ndarray, np.ndarray]:
+    """(ns, problem code) of the events' `ts`."""
+    return times_from_text(list(map(bytes, map(_TS, events))))
+
+
+def _describe(e: _Event, what: str) -> str:
+    value = bytes(e.ts)[:40].decode("utf-8", "replace") if what == "ts" else repr(e.dur)
+    return f" (name {e.name[:80]!r}, {what} {value})"
+
+
+def _table_of(e: _Event) -> str:
+    """Which table `build_batch` puts an event in."""
+    if e.ph in ("i", "I"):
+        return "memory" if e.name == "[memory]" else "complete"
+    return {"X": "complete", "s": "flows", "f": "flows", "t": "flows"}.get(e.ph, "")
+
+
+def _kept(
+    cols: dict[str, np.ndarray], problems: dict[str, np.ndarray], events: list[_Event],
+    decoded: list[_Event], table: str,
+) -> tuple[dict[str, np.ndarray], BadTimes]:  # fmt: skip
+    """The columns without the rows whose times are unusable, and those rows counted (the
+    first by its position among `decoded`, found only when there is one)."""
+    keep, bad = judge(problems, lambda i, what: _describe(events[i], what))
+    if bad.total:
+        positions = [i for i, e in enumerate(decoded) if _table_of(e) == table]
+        bad.first_index = positions[bad.first_index]
+        cols = {k: v[keep] for k, v in cols.items()}
+    return cols, bad
+
+
+def _ids(args: list[_Args], attr: str) -> np.ndarray:
+    """Id args as int64; ids beyond int64 keep their low 63 bits (they are only compared)."""
+    values = list(map(attrgetter(attr), args))
     try:
-        return us_text_to_ns(list(map(bytes, map(_TS, events))))
-    except NumberFormatError as exc:
-        raise TimestampError(exc.index, exc.text) from None
+        return np.fromiter(values, np.int64, len(values))
+    except OverflowError:
+        return np.fromiter(map(as_int, values), np.int64, len(values))
 
 
-def _ints(args: list[_Args], attr: str, dtype: str) -> np.ndarray:
-    return np.fromiter(map(attrgetter(attr), args), dtype=dtype, count=len(args))
+def _ranged(args: list[_Args], attr: str, dtype: str, out_of_range: dict[str, int]) -> np.ndarray:
+    """A numeric arg within its `_RANGES` range; others become the absent value (-1, NaN)
+    and are counted in `out_of_range` under the arg's name."""
+    lo, hi = _RANGES[attr]
+    values = [as_int(a.stream) for a in args] if attr == "stream" else _attrs(args, attr)
+    floating = np.dtype(dtype).kind == "f"
+    try:
+        arr = np.fromiter(values, np.float64 if floating else np.int64, len(values))
+    except OverflowError:  # an int beyond int64: out of range whatever its sign
+        clamped = (min(max(v, lo - 1), hi + 1) for v in values)
+        arr = np.fromiter(clamped, np.int64, len(values))
+    bad = ~((arr >= lo) & (arr <= hi))
+    if floating:
+        bad &= ~np.isnan(arr)  # NaN: the arg is absent
+    if bad.any():
+        name = ARG_NAMES[attr]
+        out_of_range[name] = out_of_range.get(name, 0) + int(bad.sum())
+        arr[bad] = np.nan if floating else -1
+    return arr.astype(dtype)
 
 
 def _attrs(events: list, attr: str) -> list:
@@ -170,22 +257,28 @@ def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
 
 
 def _complete_columns(
-    events: list[_Event], instant: np.ndarray, strings: _Interner, tracks: _Interner
-) -> dict[str, np.ndarray]:
-    """Columns of `X` events (and non-memory instants, marked by `instant`)."""
+    events: list[_Event],
+    instant: np.ndarray,
+    strings: _Interner,
+    tracks: _Interner,
+    out_of_range: dict[str, int],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(columns, time problems) of `X` events (and non-memory instants, marked by `instant`,
+    which last no time whatever their `dur`)."""
     n = len(events)
     cat = strings.codes(_attrs(events, "cat"))
     kind_of_code = np.array(
-        [int(kind_of_category(s)) for s in strings.strings()] or [0], dtype=np.uint8
+        [int(kind_of_category(s)) for s in strings.strings()[0]] or [0], dtype=np.uint8
     )
     kind = kind_of_code[cat]
     kind[instant] = Kind.INSTANT
-    start = _ts_ns(events)
+    start, ts_problem = _ts_ns(events)
     dur = np.fromiter(map(attrgetter("dur"), events), dtype=np.float64, count=n)
-    dur_ns = np.rint(np.maximum(dur, 0.0) * 1000.0).astype(np.int64)
+    dur[instant] = 0.0
+    dur_ns, dur_problem = durations_from_us(dur)
     args = _attrs(events, "args")
-    ext = _ints(args, "ext_id", "int64")
-    ext_lc = _ints(args, "ext_id_lc", "int64")
+    ext = _ids(args, "ext_id")
+    ext_lc = _ids(args, "ext_id_lc")
     cols: dict[str, np.ndarray] = {
         "start_ns": start,
         "end_ns": start + dur_ns,
@@ -195,7 +288,7 @@ def _complete_columns(
         "track": _track_codes(events, tracks),
         # 2021 kernels/runtimes spell it "external id"; both mean the launching operator.
         "ext_id": np.where(ext >= 0, ext, ext_lc),
-        "corr": _ints(args, "corr", "int64"),
+        "corr": _ids(args, "corr"),
     }
     dev = np.flatnonzero(np.isin(kind, [int(k) for k in DEVICE_KINDS]))
     dargs = list(map(args.__getitem__, dev.tolist()))
@@ -208,10 +301,7 @@ def _complete_columns(
         ("occupancy", "occupancy", "float64", np.nan),
     ):
         full = np.full(n, fill, dtype=dtype)
-        if attr == "stream":
-            full[dev] = np.fromiter((as_int(a.stream) for a in dargs), dtype, len(dargs))
-        else:
-            full[dev] = _ints(dargs, attr, dtype)
+        full[dev] = _ranged(dargs, attr, dtype, out_of_range)
         cols[col] = full
     for col, attr, rows in (
         ("grid", "grid", dev),
@@ -228,21 +318,24 @@ def _complete_columns(
             list(map(attrgetter(attr), map(args.__getitem__, rows.tolist())))
         )
         cols[col] = full
-    return cols
+    return cols, {"ts": ts_problem, "dur": dur_problem}
 
 
-def _memory_columns(events: list[_Event], tracks: _Interner) -> dict[str, np.ndarray]:
+def _memory_columns(
+    events: list[_Event], tracks: _Interner, out_of_range: dict[str, int]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     args = _attrs(events, "args")
+    ts, problem = _ts_ns(events)
     return {
-        "ts_ns": _ts_ns(events),
+        "ts_ns": ts,
         "track": _track_codes(events, tracks),
-        "addr": _ints(args, "addr", "int64"),
-        "bytes": _ints(args, "nbytes", "int64"),
-        "total_allocated": _ints(args, "total_allocated", "int64"),
-        "total_reserved": _ints(args, "total_reserved", "int64"),
-        "device_type": _ints(args, "device_type", "int8"),
-        "device_id": _ints(args, "device_id", "int16"),
-    }
+        "addr": _ids(args, "addr"),
+        "bytes": _ranged(args, "nbytes", "int64", out_of_range),
+        "total_allocated": _ranged(args, "total_allocated", "int64", out_of_range),
+        "total_reserved": _ranged(args, "total_reserved", "int64", out_of_range),
+        "device_type": _ranged(args, "device_type", "int8", out_of_range),
+        "device_id": _ranged(args, "device_id", "int16", out_of_range),
+    }, {"ts": problem}
 
 
 def _flow_id(value: int | str | None) -> int:
@@ -258,39 +351,58 @@ def _flow_id(value: int | str | None) -> int:
 
 def _flow_columns(
     events: list[_Event], strings: _Interner, tracks: _Interner
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     n = len(events)
     ids = _attrs(events, "id")
     try:  # Kineto's flow ids are ints; other writers may use strings ("0x1f")
         flow_id = np.fromiter(ids, np.int64, n)
     except (TypeError, ValueError, OverflowError):
         flow_id = np.fromiter(map(_flow_id, ids), np.int64, n)
+    ts, problem = _ts_ns(events)
     return {
-        "ts_ns": _ts_ns(events),
+        "ts_ns": ts,
         "track": _track_codes(events, tracks),
         "flow_id": flow_id,
         "phase": np.fromiter(map(ord, _attrs(events, "ph")), np.uint8, n),
         "cat": strings.codes(_attrs(events, "cat")),
-    }
+    }, {"ts": problem}
+
+
+def complete_batch(pairs: list[tuple[_Event, int]]) -> Batch:
+    """The batch of the ranges that matched `B`/`E` pairs make (`(B event, duration ns)`)."""
+    events = [msgspec.structs.replace(b, ph="X", dur=ns / 1000.0) for b, ns in pairs]
+    batch = build_batch(events)
+    batch.count = 0  # not events of the file: positions of later events stay right
+    return batch
 
 
 def decode_batch(data: bytes | memoryview) -> Batch:
     """Decode a JSON array of trace events into a column batch.
 
-    Raises msgspec errors for malformed JSON or wrongly typed fields, TimestampError for a
-    `ts` that is not a number.
+    Raises msgspec errors for malformed JSON or wrongly typed fields. Bytes that are not
+    UTF-8 are read as U+FFFD and counted.
     """
-    decoded: list[_Event] = EVENTS_DECODER.decode(data)
-    return build_batch(decoded)
+    try:
+        decoded: list[_Event] = EVENTS_DECODER.decode(data)
+        replaced = 0
+    except UnicodeDecodeError:
+        fixed, replaced = utf8.repaired(data)
+        decoded = EVENTS_DECODER.decode(fixed)
+    batch = build_batch(decoded)
+    batch.invalid_utf8 += replaced
+    return batch
 
 
 def build_batch(decoded: list[_Event]) -> Batch:
-    """Sort events by phase and build the columns of each table."""
+    """Sort events by phase and build the columns of each table; events whose times are
+    unusable are left out and counted (`event_times`)."""
     complete: list[_Event] = []
     instant_flags: list[bool] = []
     memory: list[_Event] = []
     flows: list[_Event] = []
     metadata: list[tuple[str, str, str, str]] = []
+    begin_end: list[_Event] = []
+    unknown = 0
     for e in decoded:
         ph = e.ph
         if ph == "X":
@@ -306,15 +418,38 @@ def build_batch(decoded: list[_Event]) -> Batch:
             flows.append(e)
         elif ph == "M":
             metadata.append((str(e.pid), str(e.tid), e.name, e.args.name or e.args.labels))
+        elif ph in ("B", "E"):
+            begin_end.append(e)
+        elif ph not in phases.KNOWN:
+            unknown += 1
     strings = _Interner()
     tracks = _Interner()
-    events = _complete_columns(complete, np.array(instant_flags, dtype=bool), strings, tracks)
+    bad = BadTimes()
+    out_of_range: dict[str, int] = {}
+    tables = []
+    for table, evs, (cols, problems) in (
+        ("complete", complete, _complete_columns(
+            complete, np.array(instant_flags, dtype=bool), strings, tracks, out_of_range
+        )),
+        ("memory", memory, _memory_columns(memory, tracks, out_of_range)),
+        ("flows", flows, _flow_columns(flows, strings, tracks)),
+    ):  # fmt: skip
+        cols, table_bad = _kept(cols, problems, evs, decoded, table)
+        bad.add(table_bad)
+        tables.append(cols)
+    table_strings, replaced = strings.strings()
     return Batch(
-        events=events,
-        memory=_memory_columns(memory, tracks),
-        flows=_flow_columns(flows, strings, tracks),
-        strings=strings.strings(),
+        events=tables[0],
+        memory=tables[1],
+        flows=tables[2],
+        strings=table_strings,
+        invalid_utf8=replaced,
         tracks=[(str(p), str(t)) for p, t in cast(list[tuple[object, object]], tracks.keys)],
         metadata=metadata,
+        begin_end=begin_end,
         count=len(decoded),
+        bad_times=bad,
+        out_of_range=out_of_range,
+        timed=len(complete) + len(memory) + len(flows),
+        unknown_phase=unknown,
     )

@@ -10,8 +10,11 @@ once freed, so the freed pages are handed back to the OS as the columns are buil
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from mindinsight_profiler.formats.event_times import BadTimes
 from mindinsight_profiler.formats.kineto.decode import Batch
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import EVENT_COLUMNS, FLOW_COLUMNS, MEMORY_COLUMNS
@@ -36,7 +39,13 @@ class ColumnMerger:
         self.strings = StringTable()
         self.track_index: dict[tuple[str, str], int] = {}
         self.metadata: list[tuple[str, str, str, str]] = []
+        self.begin_end: list[Any] = []  # B/E events, paired when all are read
         self.count = 0  # events decoded so far, of any phase
+        self.invalid_utf8 = 0  # byte sequences read as U+FFFD
+        self.bad_times = BadTimes()  # events left out for unusable times
+        self.out_of_range: dict[str, int] = {}  # args read as absent, by name
+        self.timed = 0  # events with times, left out or not
+        self.unknown_phase = 0  # events of no known phase
         self._parts: dict[str, dict[str, list[np.ndarray]]] = {t: {} for t in _SPECS}
 
     def add(self, batch: Batch) -> None:
@@ -57,7 +66,14 @@ class ColumnMerger:
                     values = tmap[values]
                 parts.setdefault(col, []).append(values)
         self.metadata.extend(batch.metadata)
+        self.begin_end.extend(batch.begin_end)
+        self.bad_times.add(batch.bad_times, offset=self.count)
+        for name, n in batch.out_of_range.items():
+            self.out_of_range[name] = self.out_of_range.get(name, 0) + n
+        self.timed += batch.timed
+        self.unknown_phase += batch.unknown_phase
         self.count += batch.count
+        self.invalid_utf8 += batch.invalid_utf8
 
     def columns(self) -> tuple[Columns, Columns, Columns]:
         """(events, memory, flows), each column concatenated; the pieces are released."""

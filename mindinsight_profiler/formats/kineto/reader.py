@@ -16,10 +16,13 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats import jsonstream
+from mindinsight_profiler.formats import jsonstream, notices, phases, utf8
 from mindinsight_profiler.formats.chunked import ChunkError, iter_decoded
-from mindinsight_profiler.formats.kineto.decode import TimestampError, decode_batch
+from mindinsight_profiler.formats.event_times import settle
+from mindinsight_profiler.formats.kineto import meta as kineto_meta
+from mindinsight_profiler.formats.kineto.decode import complete_batch, decode_batch
 from mindinsight_profiler.formats.kineto.merge import ColumnMerger
+from mindinsight_profiler.formats.side_files import TOO_DEEP, decode_json
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.links import build_links
@@ -39,7 +42,7 @@ _META_KEYS = {
 
 def _decode_meta(path: Path, text: bytes) -> dict[str, Any]:
     try:
-        doc = msgspec.json.decode(text)
+        doc = decode_json(path, text)
     except msgspec.DecodeError as exc:
         raise InputError(path, f"invalid JSON outside traceEvents: {exc}") from None
     if not isinstance(doc, dict):
@@ -55,8 +58,8 @@ def _document_error(path: Path, exc: ChunkError, events_before: int, bare: bool)
     """The error of a chunk, with positions counted in the whole document, as if it had
     been decoded whole (event index in `traceEvents`, byte offset of the decompressed text)."""
     error = exc.error
-    if isinstance(error, TimestampError):
-        return InputError(path, error.problem)
+    if isinstance(error, RecursionError):
+        return InputError(path, f"{TOO_DEEP} (in the events from byte {exc.offset})")
     if isinstance(error, OverflowError):
         return InputError(path, f"a number does not fit 64 bits: {error}")
     if isinstance(error, msgspec.ValidationError):
@@ -119,6 +122,7 @@ def _tracks(
     return out
 
 
+@notices.collected
 def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None) -> Trace:
     """Read one Kineto trace file into the normalised model (links included)."""
     path = Path(path)
@@ -127,9 +131,24 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
     if path.stat().st_size == 0:
         raise InputError(path, "the file is empty")
     merger, meta = _read_columns(path, progress)
+    if merger.invalid_utf8:
+        notices.warn(path, utf8.replaced_warning(merger.invalid_utf8))
+    if merger.begin_end:
+        pairs, unmatched = phases.paired(merger.begin_end)
+        merger.begin_end = []
+        if pairs:
+            merger.add(complete_batch(pairs))
+        if unmatched:
+            notices.warn(path, phases.unmatched_warning(unmatched))
+    settle(path, merger.bad_times, merger.timed)
+    if merger.unknown_phase:
+        notices.warn(path, phases.unknown_warning(merger.unknown_phase))
+    for name, n in sorted(merger.out_of_range.items()):
+        notices.warn(path, f"{n} value(s) of args {name!r} out of range read as absent")
     events, memory, flows = merger.columns()
     if len(events["start_ns"]) == 0 and len(memory["ts_ns"]) == 0:
         raise InputError(path, "the trace holds no events")
+    meta = kineto_meta.checked(path, meta)
     meta.update(
         {
             "format": FormatTag.KINETO,

@@ -21,7 +21,7 @@ def _read_legacy(path: Path, worker: str, progress: ProgressFn | None) -> Trace:
     """One rank of a legacy folder: discovery names its workers `rank<N>`."""
     from mindinsight_profiler.formats.mindspore.reader_legacy import read_mindspore_legacy
 
-    rank = int(worker[4:]) if worker.startswith("rank") and worker[4:].isdigit() else None
+    rank = int(worker[4:]) if worker.startswith("rank") and worker[4:].isdecimal() else None
     return read_mindspore_legacy(path, rank)
 
 

@@ -77,7 +77,10 @@ def read_flops_summary(path: Path) -> dict[str, float | None]:
         if value < 0:
             raise InputError(path, f"{key} is negative: {value}")
         out[name] = value
-    out["utilization"] = _number(path, doc, "FLOPS_Utilization")
+    utilization = _number(path, doc, "FLOPS_Utilization")
+    if utilization is not None and not 0 <= utilization <= 100:
+        raise InputError(path, f"FLOPS_Utilization is not a percentage: {utilization}")
+    out["utilization"] = utilization
     return out
 
 

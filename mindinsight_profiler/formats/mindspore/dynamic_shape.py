@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.event_times import MAX_DURATION_NS
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.side_files import read_json
 
@@ -42,7 +43,8 @@ _ASCEND_SUMMARY = "op_type"
 def _duration_us(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    ok = math.isfinite(value) and 0 <= value * 1000 <= MAX_DURATION_NS
+    return float(value) if ok else None
 
 
 def _shape(value: Any) -> str:
@@ -52,11 +54,13 @@ def _shape(value: Any) -> str:
 
 
 def _step(value: Any, key: str) -> int | None:
+    """The step number of a row (its value, else its key), when it is one (0 to 2^31)."""
     for candidate in (value, key):
+        if isinstance(candidate, str):
+            text = candidate.strip()
+            candidate = int(text) if text.isascii() and text.isdigit() and len(text) < 10 else None
         if isinstance(candidate, int) and not isinstance(candidate, bool):
-            return candidate
-        if isinstance(candidate, str) and candidate.strip().isdigit():
-            return int(candidate)
+            return candidate if 0 <= candidate < 2**31 else None
     return None
 
 
@@ -154,7 +158,7 @@ def add_dynamic_shape(b: TraceBuilder, path: Path, rows: _Rows) -> None:
     if rows.dropped:
         b.warn(
             f"{path.name}: {rows.dropped} operator rows without a name, a step or a "
-            "finite duration were left out"
+            "duration in range were left out"
         )
     b.add_table(
         DYNAMIC_SHAPE_TABLE,

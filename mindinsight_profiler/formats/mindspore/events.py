@@ -100,12 +100,14 @@ class TraceBuilder:
         self.warnings.append(message)
 
     def optional(self, path: Path, read: Callable[[Path], T]) -> T | None:
-        """`read(path)`, or None (with the reason kept in meta) if the file is bad."""
+        """`read(path)`, or None (with the reason in `skipped_files` and `warnings`) if the
+        file is bad."""
         try:
             value = read(path)
         except InputError as exc:
             self.errors.append(exc)
             self.skipped.append(str(exc))
+            self.warnings.append(f"{exc.path}: skipped: {exc.problem}")
             return None
         self.files_read.append(path.name)
         return value

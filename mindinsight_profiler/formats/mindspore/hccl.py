@@ -17,13 +17,13 @@ import numpy as np
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
-from mindinsight_profiler.formats.side_files import read_csv
+from mindinsight_profiler.formats.side_files import MAX_NUMBER, read_csv, to_ns
 
 _OPS_COLUMN = "communication_operator_cost"
 
 
-def _ms_to_ns(values: list[float] | np.ndarray) -> np.ndarray:
-    return np.rint(np.asarray(values, dtype=np.float64) * 1e6).astype(np.int64)
+def _ms_to_ns(path: Path, values: list[float] | np.ndarray, what: str) -> np.ndarray:
+    return to_ns(path, np.asarray(values, dtype=np.float64), 1e6, what)
 
 
 def _operator_costs(path: Path, steps: list[str], cells: list[str]) -> list[tuple[Any, ...]]:
@@ -32,19 +32,25 @@ def _operator_costs(path: Path, steps: list[str], cells: list[str]) -> list[tupl
     for row, (step, cell) in enumerate(zip(steps, cells, strict=True)):
         try:
             ops = msgspec.json.decode(cell, type=dict[str, list[Any]])
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             raise InputError(path, f"row {row + 2}: {_OPS_COLUMN} is not JSON") from None
         for op, v in ops.items():
-            if len(v) < 3 or not all(isinstance(x, int | float) for x in v[1:3]):
-                raise InputError(path, f"row {row + 2}: {op} needs [step, cost, wait, ...]")
-            calls.append((int(step), op, float(v[1]), float(v[2])))
+            try:
+                if len(v) < 3 or not all(isinstance(x, int | float) for x in v[1:3]):
+                    raise ValueError
+                cost, wait = float(v[1]), float(v[2])
+            except (ValueError, OverflowError):
+                raise InputError(
+                    path, f"row {row + 2}: {op} needs [step, cost, wait, ...]"
+                ) from None
+            calls.append((int(step), op, cost, wait))
     return calls
 
 
 def read_hccl(path: Path) -> dict[str, Any]:
     """Per-step communication/wait cost (ms), per-link time (ms), size and bandwidth, calls."""
     t = read_csv(path, ["step_num", "communication_cost", "wait_cost", "link_info"])
-    is_step = np.array([s.isdigit() for s in t.text("step_num")], dtype=bool)
+    is_step = np.array([s.isascii() and s.isdigit() for s in t.text("step_num")], dtype=bool)
     if not is_step.any():
         raise InputError(path, "no step rows")
     t = t.select(is_step)
@@ -52,7 +58,7 @@ def read_hccl(path: Path) -> dict[str, Any]:
     for row, (step, cell) in enumerate(zip(t.text("step_num"), t.text("link_info"), strict=True)):
         try:
             info = msgspec.json.decode(cell, type=dict[str, dict[str, list[float]]])
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             raise InputError(path, f"row {row + 2}: link_info is not link JSON") from None
         for link, by_type in info.items():
             for kind, v in by_type.items():
@@ -62,12 +68,18 @@ def read_hccl(path: Path) -> dict[str, Any]:
     calls = []
     if t.has(_OPS_COLUMN):
         calls = _operator_costs(path, t.text("step_num"), t.text(_OPS_COLUMN))
+    sizes = np.array([r[4] for r in links] + [r[5] for r in links], dtype=np.float64)
+    if not ((sizes >= 0) & (sizes <= MAX_NUMBER)).all():
+        raise InputError(path, "link_info: a size or bandwidth out of range")
     return {
         "step": t.numbers("step_num", "int64"),
-        "comm_ns": _ms_to_ns(t.numbers("communication_cost")),
-        "wait_ns": _ms_to_ns(t.numbers("wait_cost")),
+        "comm_ns": _ms_to_ns(path, t.numbers("communication_cost"), "communication_cost"),
+        "wait_ns": _ms_to_ns(path, t.numbers("wait_cost"), "wait_cost"),
         "links": links,
+        "link_time_ns": _ms_to_ns(path, [r[3] for r in links], "link_info time"),
         "calls": calls,
+        "call_comm_ns": _ms_to_ns(path, [c[2] for c in calls], f"{_OPS_COLUMN} cost"),
+        "call_wait_ns": _ms_to_ns(path, [c[3] for c in calls], f"{_OPS_COLUMN} wait"),
     }
 
 
@@ -83,7 +95,7 @@ def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
             "step": np.array([r[0] for r in links], dtype=np.int64),
             "link": b.codes([r[1] for r in links]),
             "transport": b.codes([r[2] for r in links]),
-            "time_ns": _ms_to_ns([r[3] for r in links]),
+            "time_ns": parsed["link_time_ns"],
             "size": np.array([r[4] for r in links], dtype=np.float64),
             "bandwidth": np.array([r[5] for r in links], dtype=np.float64),
         },
@@ -95,7 +107,7 @@ def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
             {
                 "step": np.array([c[0] for c in calls], dtype=np.int64),
                 "op": b.codes([c[1] for c in calls]),
-                "comm_ns": _ms_to_ns([c[2] for c in calls]),
-                "wait_ns": _ms_to_ns([c[3] for c in calls]),
+                "comm_ns": parsed["call_comm_ns"],
+                "wait_ns": parsed["call_wait_ns"],
             },
         )

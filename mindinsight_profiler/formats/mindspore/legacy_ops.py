@@ -24,12 +24,14 @@ import numpy as np
 from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.event_times import MAX_TIME_NS
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.side_files import (
     CsvTable,
-    complete_event_times,
+    complete_events,
     decode_event_array,
     read_csv,
+    to_ns,
 )
 from mindinsight_profiler.model.kinds import COMMUNICATION_PROCESS, Kind
 
@@ -52,9 +54,10 @@ def _column(table: CsvTable, choices: tuple[str, ...]) -> str:
     raise InputError(table.path, f"missing column: one of {list(choices)}")
 
 
-def ms_to_ns(ms: np.ndarray) -> np.ndarray:
-    """Milliseconds (as written, a few decimals) to int64 ns, rounded to the nearest ns."""
-    return np.rint(ms * 1e6).astype(np.int64)
+def ms_to_ns(path: Path, ms: np.ndarray, what: str) -> np.ndarray:
+    """Milliseconds (as written, a few decimals) to int64 ns, rounded to the nearest ns;
+    InputError for a time out of range."""
+    return to_ns(path, ms, 1e6, what)
 
 
 def read_framework(path: Path) -> dict[str, dict[str, str]]:
@@ -83,9 +86,12 @@ def read_aicore_detail(path: Path) -> dict[str, Any]:
         else np.ones(len(table), dtype=np.int64)
     )
     calls = np.maximum(calls, 1)  # a frequency of 0 (a row the tool could not count) ran once
+    once_ns = ms_to_ns(path, table.numbers("execution_time"), "execution_time")
+    if (once_ns * calls.astype(np.float64) > MAX_TIME_NS).any():
+        raise InputError(path, "execution_time x execution_frequency: a total out of range")
     return {
         "names": table.text(name_col),
-        "total_ns": ms_to_ns(table.numbers("execution_time")) * calls,
+        "total_ns": once_ns * calls,
         "calls": calls,
     }
 
@@ -120,13 +126,13 @@ def read_aicpu(path: Path) -> dict[str, np.ndarray | list[str]]:
         raise InputError(path, f"row {int(np.argmax(end_us < start_us)) + 2}: run_end < run_start")
     out: dict[str, np.ndarray | list[str]] = {
         "op_type": table.text("kernel_type"),
-        "total_ns": ms_to_ns(table.numbers("total_time")),
-        "start_ns": start_us * 1000,
-        "end_ns": end_us * 1000,
+        "total_ns": ms_to_ns(path, table.numbers("total_time"), "total_time"),
+        "start_ns": to_ns(path, start_us, 1000, "run_start"),
+        "end_ns": to_ns(path, end_us, 1000, "run_end"),
     }
     for col in ("dispatch_time", "execution_time"):
         if table.has(col):
-            out[col.replace("_time", "_ns")] = ms_to_ns(table.numbers(col))
+            out[col.replace("_time", "_ns")] = ms_to_ns(path, table.numbers(col), col)
     return out
 
 
@@ -151,8 +157,8 @@ class _Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = Raw(b"0")
-    dur: Raw = Raw(b"0")
+    ts: Raw = Raw(b"")  # empty: absent
+    dur: Raw = Raw(b"")
     args: _Args | None = None
 
 
@@ -161,10 +167,9 @@ _EVENTS = msgspec.json.Decoder(list[_Event])
 
 def read_timeline(path: Path) -> dict[str, Any]:
     """`X` events of a `*_timeline_display_*.json` (a JSON array) as columns."""
-    events = [e for e in decode_event_array(path, _EVENTS, "a timeline") if e.ph == "X"]
+    events, start, dur = complete_events(path, decode_event_array(path, _EVENTS, "a timeline"))
     if not events:
         raise InputError(path, "the timeline holds no events")
-    start, dur = complete_event_times(path, events)
     args = [e.args or _Args() for e in events]
     return {
         "start_ns": start,

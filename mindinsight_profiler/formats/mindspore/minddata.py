@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import numpy as np
@@ -25,10 +25,12 @@ from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.mindspore.hccl import add_hccl, read_hccl
 from mindinsight_profiler.formats.side_files import (
+    MAX_NUMBER,
     parse_numbers,
     read_csv,
     read_json,
     read_number_lines,
+    to_ns,
 )
 
 #: File name patterns of one rank's MindData and HCCL files; `{r}` is the rank.
@@ -61,7 +63,7 @@ def _int_list(path: Path, cell: str, row: int) -> list[int]:
         return []
     try:
         values = msgspec.json.decode(cell, type=list[int])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         raise InputError(path, f"row {row}: not a list of integers: {cell[:40]!r}") from None
     return values
 
@@ -91,7 +93,7 @@ def read_pipeline_csv(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int,
     """Ops and queue samples of `minddata_pipeline_raw_*.csv` (blank queue = no queue)."""
     t = read_csv(path, ["op_id", "op_type", "num_workers", "output_queue_size", "parent_id"])
     op_id = t.numbers("op_id", "int64")
-    workers = t.numbers("num_workers", "int64", blank=-1)
+    workers = t.numbers("num_workers", "int64")
     parent = t.numbers("parent_id", "int64", blank=-1)
     cap = (
         t.numbers("output_queue_length", "int64", blank=-1)
@@ -115,9 +117,14 @@ def read_pipeline_csv(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int,
     return ops, samples
 
 
+#: Ids and counts of a pipeline profile, and queue sizes: none is negative.
+_Count = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+_Size = Annotated[int, msgspec.Meta(ge=0, le=MAX_NUMBER)]
+
+
 class _Queue(msgspec.Struct):
-    length: int = -1
-    size: list[int] = []
+    length: Annotated[int, msgspec.Meta(ge=-1, le=2**31 - 1)] = -1
+    size: list[_Size] = []
 
 
 class _Metrics(msgspec.Struct):
@@ -125,10 +132,10 @@ class _Metrics(msgspec.Struct):
 
 
 class _Op(msgspec.Struct):
-    op_id: int
+    op_id: _Count
     op_type: str
-    num_workers: int = -1
-    children: list[int] = []
+    num_workers: _Count
+    children: list[_Count] = []
     metrics: _Metrics | None = None
 
 
@@ -177,9 +184,10 @@ def read_queue_log(path: Path) -> dict[str, np.ndarray]:
     second = parse_numbers(path, cells[1], "line", "int64")
     step = parse_numbers(path, cells[2], "line", "int64")
     value = parse_numbers(path, cells[3], "line", "float64")
+    to_ns(path, value[record == 0], 1e6, "a get/push time (ms)")  # checked here, used later
     # the sampling time (5th field; MindInsight maps CPU samples to steps with it)
-    ts_cells = [ln[4] if len(ln) > 4 else "-1" for ln in lines]
-    ts = parse_numbers(path, ts_cells, "line", "int64")
+    ts_cells = [ln[4] if len(ln) > 4 else "" for ln in lines]
+    ts = parse_numbers(path, ts_cells, "line", "int64", blank=-1)
     return {"record": record, "second": second, "step": step, "value": value, "ts": ts}
 
 
@@ -210,8 +218,10 @@ def read_getnext(path: Path) -> dict[str, np.ndarray]:
     """`GetNext_dequeue_wait <start_us> <end_us> <queue_size>` lines (device clock, us)."""
     lines = read_number_lines(path, 4)
     cols = [list(c) for c in zip(*(ln[1:4] for ln in lines), strict=True)]
-    start = parse_numbers(path, cols[0], "line", "int64") * 1000
-    end = parse_numbers(path, cols[1], "line", "int64") * 1000
+    start = to_ns(path, parse_numbers(path, cols[0], "line", "int64"), 1000, "start")
+    end = to_ns(path, parse_numbers(path, cols[1], "line", "int64"), 1000, "end")
+    if (end < start).any():
+        raise InputError(path, f"line {int(np.argmax(end < start)) + 1}: ends before it starts")
     size = parse_numbers(path, cols[2], "line", "int64")
     return {"start_ns": start, "end_ns": end, "queue_size": size}
 
@@ -226,29 +236,50 @@ def read_cpu_utilization(path: Path) -> dict[str, Any]:
         if isinstance(content, dict):
             for key, vals in content.items():
                 series.append((f"{group.removesuffix('_info')}.{key}", vals))
-    for op in doc.get("op_info") or []:
-        for key, vals in (op.get("metrics") or {}).items():
+    ops = doc.get("op_info") or []
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise InputError(path, "op_info: not a list of objects")
+    for op in ops:
+        metrics = op.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            raise InputError(
+                path, f"op_info of op {str(op.get('op_id'))[:20]}: metrics is not an object"
+            )
+        for key, vals in metrics.items():
             series.append((f"op{op.get('op_id')}.{key}", vals))
     names: list[str] = []
     samples: list[int] = []
     values: list[float] = []
     for name, vals in series:
-        if not isinstance(vals, list) or not all(isinstance(v, int | float) for v in vals):
-            raise InputError(path, f"{name}: not a list of numbers")
+        hi = 100 if name.endswith("_utilization") else MAX_NUMBER  # percent of all CPUs
+        if not _numbers_within(vals, hi):
+            raise InputError(path, f"{name}: not a list of numbers within [0, {hi}]")
         names += [name] * len(vals)
         samples += range(len(vals))
         values += vals
     stamps = doc.get("time_stamp") or []
-    if not isinstance(stamps, list) or not all(isinstance(v, int | float) for v in stamps):
-        raise InputError(path, "time_stamp: not a list of numbers")
+    if not _numbers_within(stamps, MAX_NUMBER):
+        raise InputError(path, "time_stamp: not a list of numbers within range")
     return {
         "series": names,
         "sample": np.array(samples, dtype=np.int64),
         "value": np.array(values, dtype=np.float64),
-        "sampling_interval_ms": doc.get("sampling_interval"),
-        "cpu_count": doc.get("cpu_processor_num"),
+        "sampling_interval_ms": _positive(doc.get("sampling_interval")),
+        "cpu_count": _positive(doc.get("cpu_processor_num")),
         "time_stamp": np.array(stamps, dtype=np.int64),
     }
+
+
+def _numbers_within(values: Any, hi: float) -> bool:
+    return isinstance(values, list) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= hi for v in values
+    )
+
+
+def _positive(value: Any) -> int | None:
+    """A setting that must be a positive integer (an interval, a CPU count), else None."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_NUMBER
+    return value if ok else None
 
 
 def add_cpu_utilization(b: TraceBuilder, parsed: dict[str, Any]) -> None:

@@ -51,7 +51,7 @@ from mindinsight_profiler.formats.ascend.trace import task_kind
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.mindspore.step_trace import add_step_trace
 from mindinsight_profiler.formats.side_files import (
-    complete_event_times,
+    complete_events,
     decode_event_array,
     event_times_ns,
     read_json,
@@ -96,8 +96,8 @@ class _Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = Raw(b"0")
-    dur: Raw = Raw(b"0")
+    ts: Raw = Raw(b"")  # empty: absent
+    dur: Raw = Raw(b"")
     args: _Args = _NO_ARGS
 
 
@@ -172,8 +172,7 @@ def read_timeline_file(path: Path, model: int = -1) -> _Slice:
     """One timeline file; InputError (naming it) if it is not a JSON array of trace events
     with numeric `ts`/`dur`."""
     events = decode_event_array(path, _DECODER, "an msprof timeline (a JSON array of events)")
-    complete = [e for e in events if e.ph == "X"]
-    start, dur = complete_event_times(path, complete)
+    complete, start, dur = complete_events(path, events)
     out = _Slice(path, model, complete, start, start + dur)
     for e in events:
         if e.ph == "M" and e.name == "process_name":

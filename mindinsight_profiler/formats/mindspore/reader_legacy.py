@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import notices
 from mindinsight_profiler.formats.mindspore import cluster_files as cf
 from mindinsight_profiler.formats.mindspore import dynamic_shape as ds
 from mindinsight_profiler.formats.mindspore import legacy_ops as ops
@@ -82,6 +83,7 @@ def is_mindspore_legacy(path: Path) -> bool:
     return path.is_dir() and bool(ranks(_profiler_dir(path)))
 
 
+@notices.collected
 def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     """Read one rank (default: the lowest) of a legacy MindSpore profiler folder."""
     path = Path(path)

@@ -23,11 +23,13 @@ import numpy as np
 from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats import notices
+from mindinsight_profiler.formats.event_times import MAX_DURATION_NS, MAX_TIME_NS
 from mindinsight_profiler.formats.mindspore import minddata as md
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.mindspore.legacy_ops import OPERATORS_TABLE, ms_to_ns
 from mindinsight_profiler.formats.side_files import (
-    complete_event_times,
+    complete_events,
     decode_event_array,
     read_csv,
     read_text,
@@ -59,8 +61,8 @@ class _Event(msgspec.Struct, gc=False):
     cat: str | None = None
     pid: int | str = 0
     tid: int | str = 0
-    ts: Raw = Raw(b"0")
-    dur: Raw = Raw(b"0")
+    ts: Raw = Raw(b"")  # empty: absent
+    dur: Raw = Raw(b"")
     args: _Args | None = None
 
 
@@ -71,10 +73,9 @@ def read_trace_view(path: Path) -> dict[str, Any]:
     """Complete (`X`) events and process/thread names of a trace_view.json."""
     events = decode_event_array(path, _EVENTS, "a trace_view array of events")
     meta = [e for e in events if e.ph == "M" and e.args is not None]
-    x = [e for e in events if e.ph == "X"]
+    x, start, dur = complete_events(path, events)
     if not x:
         raise InputError(path, "the trace holds no complete (X) events")
-    start, dur = complete_event_times(path, x)
     return {
         "start_ns": start,
         "end_ns": start + dur,
@@ -125,15 +126,22 @@ def read_execute_timestamps(path: Path) -> dict[str, Any]:
         for rec in parts[2].split():
             fields = rec.split(",")
             try:
-                starts.append(int(fields[0]))
-                durs.append(float(fields[1]))
+                at_ns, dur_ms = int(fields[0]), float(fields[1])
             except (ValueError, IndexError):
                 raise InputError(path, f"line {n + 1}: bad record {rec[:40]!r}") from None
+            if not (0 <= at_ns <= MAX_TIME_NS and 0 <= dur_ms * 1e6 <= MAX_DURATION_NS):
+                raise InputError(path, f"line {n + 1}: a time out of range in {rec[:40]!r}")
+            starts.append(at_ns)
+            durs.append(dur_ms)
             names.append(parts[0])
     if not names:
         raise InputError(path, "the file holds no operator records")
     start = np.array(starts, dtype=np.int64)
-    return {"start_ns": start, "end_ns": start + ms_to_ns(np.array(durs)), "name": names}
+    return {
+        "start_ns": start,
+        "end_ns": start + ms_to_ns(path, np.array(durs), "dur"),
+        "name": names,
+    }
 
 
 def read_cpu_op_detail(path: Path) -> dict[str, Any]:
@@ -143,7 +151,7 @@ def read_cpu_op_detail(path: Path) -> dict[str, Any]:
         "name": t.text("full_op_name"),
         "op_type": t.text("op_type"),
         "calls": t.numbers("op_occurrences", "int64"),
-        "total_ns": ms_to_ns(t.numbers("op_total_time(ms)")),
+        "total_ns": ms_to_ns(path, t.numbers("op_total_time(ms)"), "op_total_time(ms)"),
         "engine": t.text("op_side") if t.has("op_side") else ["Host"] * len(t),
     }
 
@@ -208,6 +216,7 @@ def _minddata_files(run: Path) -> dict[str, Path]:
     return {}
 
 
+@notices.collected
 def read_mindspore2(path: Path) -> Trace:
     """Read a MindSpore 2.x profiler folder into the normalised model (links included)."""
     path = Path(path)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.event_times import MAX_TIME_NS
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.side_files import CsvTable, read_csv, read_json
 from mindinsight_profiler.model.kinds import Kind
@@ -35,8 +36,12 @@ REDUCE_TABLE = "step_trace_reduce"
 _SUFFIX_START, _SUFFIX_END = "_start_point", "_end_point"
 
 
-def syscnt_to_ns(values: np.ndarray, hz: int = SYSCNT_HZ) -> np.ndarray:
-    """Convert syscnt ticks to ns exactly (integer arithmetic; 100 MHz gives x10)."""
+def syscnt_to_ns(values: np.ndarray, hz: int, path: Path) -> np.ndarray:
+    """Convert syscnt ticks to ns exactly (integer arithmetic; 100 MHz gives x10).
+
+    InputError (naming `path`) for ticks beyond the times `event_times` accepts."""
+    if (values.astype(np.float64) * (1e9 / hz) > MAX_TIME_NS).any():
+        raise InputError(path, "a syscnt tick count out of range")
     if 1_000_000_000 % hz == 0:
         return values.astype(np.int64) * (1_000_000_000 // hz)
     return (values.astype(np.int64) * 1_000_000_000) // hz
@@ -57,14 +62,14 @@ def read_step_trace_csv(path: Path, hz: int = SYSCNT_HZ) -> dict[str, Any]:
     """Step points and reduce stages of one step-trace CSV, in ns (see module doc)."""
     table = read_csv(path, ["step_num", "start_point", "end_point", "fp_point"])
     step_cells = table.text("step_num")
-    is_step = np.array([s.isdigit() and int(s) > 0 for s in step_cells], dtype=bool)
+    is_step = np.array([s.isascii() and s.isdigit() and int(s) > 0 for s in step_cells], bool)
     if not is_step.any():
         raise InputError(path, "no step rows (only summary rows)")
     average = _summary_row(table.select(~is_step), hz)
     table = table.select(is_step)
 
     def points(name: str) -> np.ndarray:
-        return syscnt_to_ns(table.numbers(name, "int64"), hz)
+        return syscnt_to_ns(table.numbers(name, "int64"), hz, path)
 
     start, end, fp = points("start_point"), points("end_point"), points("fp_point")
     # Inference runs have no BP point: the whole fp..end span is forward.
@@ -100,7 +105,7 @@ def _summary_row(summary: CsvTable, hz: int) -> dict[str, int] | None:
     for col in ("total", "iteration_interval", "fp_and_bp", "fp", "tail"):
         if last.has(col):
             try:
-                out[col] = int(syscnt_to_ns(last.numbers(col, "int64"), hz)[0])
+                out[col] = int(syscnt_to_ns(last.numbers(col, "int64"), hz, summary.path)[0])
             except InputError:
                 continue
     return out or None
