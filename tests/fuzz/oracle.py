@@ -81,14 +81,27 @@ def _field(key: str, parent: str) -> str:
     return parent if key.lstrip("-").isdigit() else key
 
 
+def _is_warning(w: object) -> bool:
+    """A report warning: {"file": name or None, "message": text} (analysis.input_warnings);
+    a reader's meta warning is a plain string."""
+    if isinstance(w, str):
+        return True
+    return (
+        isinstance(w, dict)
+        and set(w) == {"file", "message"}
+        and isinstance(w["message"], str)
+        and (w["file"] is None or isinstance(w["file"], str))
+    )
+
+
 def report_problems(node: Any, path: str = "", key: str = "", inside: str = "") -> Iterator[str]:
     """Every place where a report breaks the oracle (see module doc)."""
     if isinstance(node, dict):
         for k, v in node.items():
             k = str(k)
             if k == "warnings":
-                if not (isinstance(v, list) and all(isinstance(w, str) for w in v)):
-                    yield f"{path}.{k}: warnings are not a list of strings: {v!r:.80}"
+                if not (isinstance(v, list) and all(_is_warning(w) for w in v)):
+                    yield f"{path}.{k}: warnings are not (file, message) records: {v!r:.80}"
                 continue
             within = "collectives" if k == "collectives" else inside
             yield from report_problems(v, f"{path}.{k}", _field(k, key), within)

@@ -93,7 +93,8 @@ def test_cases_are_planned_deterministically_and_cover_every_class() -> None:
         ({"kernels": [{"pmu": {"aic_mac_ratio": 2.0}}]}, "fraction above 1"),
         ({"x": {"per_op_pct": {"3": 250.0}}}, ""),  # not a declared percentage: passes
         ({"gpu": {"occupancy": float("nan")}}, "not finite"),
-        ({"meta": {"warnings": ["ok", 5]}}, "not a list of strings"),
+        ({"meta": {"warnings": ["ok", 5]}}, "not (file, message) records"),
+        ({"warnings": [{"file": None, "message": 3}]}, "not (file, message) records"),
     ],
 )
 def test_the_oracle_catches_planted_problems(report: dict, expected: str) -> None:
