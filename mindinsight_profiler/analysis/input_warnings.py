@@ -11,17 +11,10 @@ directory layout is nobody's business.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mindinsight_profiler.model.trace import Trace
-
-#: An absolute path inside a message: kept as its last part.
-_ABSOLUTE = re.compile(r"(?<![\w.])/(?:[^\s:/]+/)+([^\s:/]+)")
-
-
-def _relative(text: str) -> str:
-    return _ABSOLUTE.sub(r"\1", text)
+from mindinsight_profiler.util.paths import last_parts
 
 
 def input_warnings(trace: Trace) -> list[dict[str, Any]]:
@@ -31,13 +24,13 @@ def input_warnings(trace: Trace) -> list[dict[str, Any]]:
     seen: set[str] = set()
     damaged = trace.meta.get("damaged_files") or []
     for d in damaged:
-        message = f"{d['file']}: skipped: {_relative(str(d['problem']))}"
+        message = f"{d['file']}: skipped: {last_parts(str(d['problem']))}"
         if message not in seen:
             seen.add(message)
             out.append({"file": str(d["file"]), "message": message})
     skipped_names = {str(d["file"]) for d in damaged}
     for w in trace.meta.get("warnings") or []:
-        message = _relative(str(w))
+        message = last_parts(str(w))
         head = message.split(":", 1)[0]
         if message in seen or head in skipped_names:  # said by the damaged-file entry
             continue

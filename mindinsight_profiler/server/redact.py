@@ -12,12 +12,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from mindinsight_profiler.util.paths import last_parts
+
 #: `ValueError: `, `json.decoder.JSONDecodeError: `, `botocore.exceptions.NoCredentialsError`.
 _CLASS_NAME = re.compile(
     r"\b(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b(?::\s*)?"
 )
-#: An absolute path (at least two parts) not inside a word, a URL or a relative path.
-_ABS_PATH = re.compile(r"(?<![\w.~:/>\-])/(?:[^\s/'\"():,;\[\]{}<>]+/)+([^\s/'\"():,;\[\]{}<>]+)")
 
 
 def public_text(text: str, roots: list[tuple[str, str]]) -> str:
@@ -28,7 +28,7 @@ def public_text(text: str, roots: list[tuple[str, str]]) -> str:
     for root, name in sorted(roots, key=lambda r: -len(r[0])):
         if root:
             text = re.sub(re.escape(root) + r"(/|(?=[\s'\"():,;]|$))", _renamed(name), text)
-    text = _ABS_PATH.sub(r"\1", text)
+    text = last_parts(text)
     return _CLASS_NAME.sub("", text).strip()
 
 
