@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.advisor.facts.compute import step_windows
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
@@ -113,9 +114,11 @@ def _aicpu_ops(ctx: Context) -> list[dict[str, Any]]:
 
 def _steps(ctx: Context) -> list[tuple[int, int]]:
     """The profiled steps as [start, end) ns (empty when the report names none)."""
-    steps = ctx.report.get("steps") or {}
-    starts, durations = steps.get("start_ns") or [], steps.get("durations_us") or []
-    return [(int(s), int(s + d * 1000)) for s, d in zip(starts, durations, strict=False)]
+    try:
+        _, start, end = step_windows(ctx)
+    except Unavailable:
+        return []
+    return list(zip(start.tolist(), end.tolist(), strict=True))
 
 
 def _in_steps(op: dict[str, Any], steps: list[tuple[int, int]]) -> int:
