@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from mindinsight_profiler.analysis.input_warnings import SKIPPED
+
 #: (input files, fact name prefixes computed from them). Names are the readers' file names
 #: (MindSpore legacy `*_{rank}.*`, MindSpore msprof timelines, Ascend summaries).
 _DEVICE_TIME = ("stability.untracked", "operator.", "npu.", "gpu.", "kernels.", "precision.")
@@ -54,7 +56,7 @@ def damaged_files(report: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         (str(w["file"]), str(w["message"]))
         for w in report.get("warnings") or []
-        if w.get("file") and ": skipped:" in str(w.get("message"))
+        if w.get("file") and SKIPPED in str(w.get("message"))
     ]
 
 
@@ -66,6 +68,6 @@ def blocked(facts: Sequence[str], damaged: list[tuple[str, str]]) -> tuple[list[
                 continue
             hit = [f for f in facts if f.startswith(prefixes)]
             if hit:
-                problem = message.split(": skipped: ", 1)[-1]
+                problem = message.split(SKIPPED, 1)[-1]
                 return hit, f"computed from {file}, which could not be read: {problem}"
     return None

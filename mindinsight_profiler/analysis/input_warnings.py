@@ -16,6 +16,9 @@ from typing import Any
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.paths import last_parts
 
+#: Between a skipped file's name and its problem: the advisor finds skipped files by it.
+SKIPPED = ": skipped: "
+
 
 def input_warnings(trace: Trace) -> list[dict[str, Any]]:
     """[{"file", "message"}]: each damaged file once ("skipped: <problem>"), then the
@@ -24,7 +27,7 @@ def input_warnings(trace: Trace) -> list[dict[str, Any]]:
     seen: set[str] = set()
     damaged = trace.meta.get("damaged_files") or []
     for d in damaged:
-        message = f"{d['file']}: skipped: {last_parts(str(d['problem']))}"
+        message = f"{d['file']}{SKIPPED}{last_parts(str(d['problem']))}"
         if message not in seen:
             seen.add(message)
             out.append({"file": str(d["file"]), "message": message})
