@@ -8,9 +8,9 @@ temporary copy of the folders (MindInsight only reads them, but it never gets th
 It needs MindInsight itself, so it runs with MindInsight's interpreter, never the project's
 (MindInsight is not a dependency of this project; mindspore and torch are not needed):
 
-    python3 -m venv /work/mi-venv
-    /work/mi-venv/bin/pip install mindinsight==2.3.1
-    /work/mi-venv/bin/python scripts/mindinsight_reference.py [DATA_DIR] > mindinsight.json
+    python3 -m venv ../mi-venv
+    ../mi-venv/bin/pip install mindinsight==2.3.1
+    ../mi-venv/bin/python scripts/mindinsight_reference.py [DATA_DIR] > mindinsight.json
 
 DATA_DIR defaults to ../shared/data/mindspore_legacy beside the repository. Times are in
 milliseconds, rounded as MindInsight rounds them (4 places for the step trace).

@@ -5,8 +5,8 @@ virtualenv (not this project's; no mindspore, no torch), its profiler analysers 
 proposers called the way its web API calls them (`backend/profiler/profile_api.py`) on a
 temporary copy of the folders, by `scripts/mindinsight_reference.py`:
 
-    python3 -m venv /work/mi-venv && /work/mi-venv/bin/pip install mindinsight==2.3.1
-    /work/mi-venv/bin/python scripts/mindinsight_reference.py > mindinsight.json
+    python3 -m venv ../mi-venv && ../mi-venv/bin/pip install mindinsight==2.3.1
+    ../mi-venv/bin/python scripts/mindinsight_reference.py > mindinsight.json
 
 The script's JSON (views.<name>) was copied here literally, per view; each constant names
 the analyser and arguments. MindInsight is not needed to run this test. Times are in ms as
