@@ -11,8 +11,8 @@ from typing import Any
 
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.sections import SECTIONS, ReportInputs
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
@@ -26,7 +26,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 16: legacy MindSpore folders read their msprof `PROF_*` device timelines (same shape, new
 #: content): reports cached before are rebuilt.
 #: 17: `warnings`: files skipped or partly read (analysis.input_warnings).
-REPORT_VERSION = 17
+#: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf).
+REPORT_VERSION = 18
 
 
 def grouped_tables(
@@ -61,15 +62,16 @@ def build_report(
     fp_point: str | None = None,
     bp_point: str | None = None,
     tree: OpTree | None = None,
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> dict[str, Any]:
     """Analyse a trace into the overview report (tables cut to `top` rows when given).
 
     `probe` is the Profiler's DataLoader probe file of this worker, when there is one;
-    `fp_point`/`bp_point` override the step trace's points (else the configured `points`,
-    else found automatically). `tree`: the operator tree, when the caller has built it already.
+    `fp_point`/`bp_point` override the step trace's points (else those of `options`, else
+    found automatically); `options.device` names the device the performance model measures
+    against (else the trace's own). `tree`: the operator tree, when the caller has it already.
     """
-    inputs = ReportInputs(trace, top, probe, fp_point, bp_point, points, tree)
+    inputs = ReportInputs(trace, top, probe, fp_point, bp_point, options, tree)
     report: dict[str, Any] = {
         "report_version": REPORT_VERSION,
         "source": trace.meta.get("source"),

@@ -29,14 +29,12 @@ from mindinsight_profiler.analysis.operators.modules import module_section
 from mindinsight_profiler.analysis.operators.query import op_types_section
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
+from mindinsight_profiler.analysis.perf.section import perf_model_section
 from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
 from mindinsight_profiler.analysis.steps.npu_section import npu_section
-from mindinsight_profiler.analysis.steps.step_trace import (
-    AUTO_POINTS,
-    StepPoints,
-    step_trace_section,
-)
+from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
@@ -51,7 +49,7 @@ class ReportInputs:
     probe: dict[str, Any] | None = None
     fp_point: str | None = None
     bp_point: str | None = None
-    points: StepPoints = AUTO_POINTS
+    options: Options = DEFAULT_OPTIONS
     given_tree: OpTree | None = None
 
     @cached_property
@@ -73,7 +71,9 @@ class ReportInputs:
 
     @cached_property
     def step_trace(self) -> dict[str, Any] | None:
-        return step_trace_section(self.trace, self.fp_point, self.bp_point, self.points, self.first)
+        return step_trace_section(
+            self.trace, self.fp_point, self.bp_point, self.options.points, self.first
+        )
 
     def cut(self, table: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return table[: self.top] if self.top else table
@@ -152,6 +152,9 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True),
     SectionSpec("aicpu", lambda x: aicpu_section(x.trace)),
     SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
+    SectionSpec(
+        "perf_model", lambda x: perf_model_section(x.trace, x.steps, x.first, x.options.device)
+    ),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),
     SectionSpec("parallel", lambda x: parallel_section(x.trace, x.step_trace)),
     SectionSpec("warnings", lambda x: input_warnings(x.trace)),
@@ -174,6 +177,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("step-trace", ("step_trace",)),
     PageSpec("operators", ("operators", "op_types", "aicpu", "dynamic_shape")),
     PageSpec("kernels", ("kernels",)),
+    PageSpec("roofline", ("perf_model",)),
     PageSpec("data-pipeline", ("data_pipeline",)),
     PageSpec("memory", ("memory",)),
     PageSpec("communication", ("communication",)),

@@ -7,7 +7,6 @@ gate on performance regressions the way it gates on tests.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -16,7 +15,7 @@ import msgspec
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
 from mindinsight_profiler.advisor.rules import load_rules
-from mindinsight_profiler.analysis.steps.step_trace import StepPoints
+from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -54,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=Path,
         help="a folder of extra rule files (repeatable); same id replaces a rule",
     )
+    add_device_option(p)
     p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument(
@@ -134,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if len(runs) > 1:
         print(several_runs_note(runs, run_, "advising on"), file=sys.stderr)
     file = run_.select(args.worker, args.span)
-    points = StepPoints.from_environ(os.environ)  # read where settings enter
-    advice = advise_file(file, run_, workspace, args.rules_dir, points)
+    options = configured_options(args)  # read where settings enter
+    advice = advise_file(file, run_, workspace, args.rules_dir, options)
     advice.findings = [f for f in advice.findings if _at_least(f, args.min_severity)]
     if args.format == "json":
         sys.stdout.write(msgspec.json.encode(advice).decode() + "\n")

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.analysis.steps.step_trace import StepPoints
+from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -36,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--span", help="span to analyse (default: each worker's first)")
     p.add_argument("--run", help="run to compare when the folder holds several (its name)")
+    add_device_option(p)
     p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     bar = p.add_mutually_exclusive_group()
@@ -112,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(f"analysing {len(target.workers)} ranks") if show else None
     failed: list[dict[str, str]] = []
     try:
-        points = StepPoints.from_environ(os.environ)  # read where settings enter
+        options = configured_options(args)  # read where settings enter
         summaries = summarise_run(
-            target, workspace, args.jobs, args.scheduler, args.span, bar, points
+            target, workspace, args.jobs, args.scheduler, args.span, bar, options
         )
     except RankFailures as exc:
         summaries = exc.summaries

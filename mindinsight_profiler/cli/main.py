@@ -17,10 +17,10 @@ from typing import Any
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
-from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
+from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.cli.server import add_parsers as add_server_parsers
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -30,12 +30,6 @@ LOCATION_HELP = "; or a URL: s3://bucket/prefix, gs://, az://, file:// (see docs
 
 #: Inputs at least this large get a progress bar (when stderr is a terminal, or --progress).
 PROGRESS_MIN_BYTES = 16 << 20
-
-
-def configured_points() -> StepPoints:
-    """The step-trace points the user set (`FP_POINT`/`BP_POINT`, as in MindInsight): the
-    environment is read here, where settings enter, and passed down."""
-    return StepPoints.from_environ(os.environ)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         default="name",
         help="kernel rows by name, or by name + operator + grid + block + registers + smem",
     )
+    add_device_option(a)
     a.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     d = sub.add_parser("diff", help="compare two runs or workers: what got slower or faster")
@@ -100,6 +95,7 @@ def _analyse(args: argparse.Namespace) -> int:
 
     if args.top is not None and args.top < 0:
         raise InputError(args.path, "--top must be zero or more")
+    options = configured_options(args)  # a wrong --device-spec fails before any reading
     workspace = None if args.no_cache else Workspace(args.workspace)
     runs = discover_location(args.path, workspace)
     if not runs:
@@ -124,7 +120,7 @@ def _analyse(args: argparse.Namespace) -> int:
     bar = ProgressBar(f"reading {file.path.name}") if show else None
     try:
         typed, _cached = analyse_file(
-            file.source, workspace, bar, file.format, file.worker, configured_points()
+            file.source, workspace, bar, file.format, file.worker, options
         )
     finally:
         if bar:
@@ -136,9 +132,7 @@ def _analyse(args: argparse.Namespace) -> int:
         from mindinsight_profiler.pipeline.reports import load_trace
 
         # memory-mapped from the cache when present
-        trace = load_trace(
-            file.source, workspace, None, file.format, file.worker, configured_points()
-        )
+        trace = load_trace(file.source, workspace, None, file.format, file.worker, options)
         ops, kernels = grouped_tables(trace, args.group_by, args.kernel_group_by)
         report.update(operators=ops, kernels=kernels)
     if args.top is not None:
@@ -169,7 +163,7 @@ def _first_report(path: Path | str, workspace: Any) -> dict[str, Any]:
         raise InputError(path, "no profiler output found")
     file = runs[0].select()
     report, _ = analyse_file(
-        file.source, workspace, None, file.format, file.worker, configured_points()
+        file.source, workspace, None, file.format, file.worker, configured_options()
     )
     return report_builtins(report)
 

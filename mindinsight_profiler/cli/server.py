@@ -26,6 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from mindinsight_profiler.cli.options import DEVICE_HELP
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 from mindinsight_profiler.server.guard import LOOPBACK
@@ -88,6 +89,8 @@ def add_parsers(sub: Any) -> None:
                    help="Dask scheduler address (tcp://host:port): analyse there; the base dir "
                         "and workspace must be at the same paths on its workers")  # fmt: skip
     s.add_argument("--rules-dir", type=Path, action="append", default=[], help="advisor rules")
+    s.add_argument("--device-spec", metavar="NAME|FILE", default=_env("DEVICE_SPEC", None),
+                   help=DEVICE_HELP)  # fmt: skip
     s.add_argument("--foreground", action="store_true", help="stay attached until Ctrl-C")
     t = sub.add_parser("stop", help="stop the service started by `mindinsight start`")
     t.add_argument("--port", type=int, default=8080)
@@ -167,6 +170,7 @@ def start(args: argparse.Namespace) -> int:
         workers=args.workers, url_path_prefix=args.url_path_prefix,
         reload_interval=args.reload_interval, jobs=args.jobs, scheduler=args.scheduler or None,
         fp_point=os.environ.get("FP_POINT") or None, bp_point=os.environ.get("BP_POINT") or None,
+        device_spec=_device_spec(args.device_spec),
         allowed_hosts=tuple(h for h in args.allowed_hosts.split(",") if h.strip()), token=token,
     )  # fmt: skip
     settings = Settings.from_env(settings.to_env())  # normalised exactly as workers will see it
@@ -231,6 +235,13 @@ def _token(args: argparse.Namespace) -> str | None:
     if args.no_auth or (args.token is None and args.host in LOOPBACK):
         return None
     return str(args.token or secrets.token_urlsafe(32))
+
+
+def _device_spec(value: str | None) -> str | None:
+    """A device file by its absolute path (workers start elsewhere), a name as given."""
+    if value and (value.lower().endswith(".toml") or Path(value).is_file()):
+        return str(Path(value).resolve())
+    return value or None
 
 
 def _warning(host: str, base: object, token: str | None) -> str:

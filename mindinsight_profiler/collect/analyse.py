@@ -19,6 +19,7 @@ from mindinsight_profiler.analysis.operators.filters import operator_mask
 from mindinsight_profiler.analysis.operators.shapes import shape_list
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import operator_table
+from mindinsight_profiler.analysis.options import Options, resolve_device
 from mindinsight_profiler.analysis.report import build_report, rows
 from mindinsight_profiler.analysis.schema import report_builtins, to_report
 from mindinsight_profiler.analysis.steps.step_trace import StepPoints
@@ -79,6 +80,10 @@ def _probe(profiler_dir: Path, worker: str) -> dict[str, Any] | None:
     return dict(json.loads(path.read_text())) if path.exists() else None
 
 
+#: Names the device for the performance model, as `--device-spec` does on the command line.
+DEVICE_SPEC_ENV = "MINDINSIGHT_DEVICE_SPEC"
+
+
 def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
     """Report of the latest trace in `profiler_dir`, with the Profiler's operator filters."""
     runs = discover(profiler_dir)
@@ -89,9 +94,14 @@ def analyse_run(profiler_dir: Path, options: ProfilerOptions) -> dict[str, Any]:
     trace = read_trace(latest.path, latest.format, latest.worker)
     probe = _probe(profiler_dir, latest.worker)
     tree = op_tree(trace)
-    points = StepPoints.from_environ(os.environ)  # the training script is an edge
+    # the training script is an edge: the environment is read here
+    configured = Options(
+        StepPoints.from_environ(os.environ), resolve_device(os.environ.get(DEVICE_SPEC_ENV))
+    )
     # the report's declared contract first, then the Profiler's own keys on top of it
-    report = report_builtins(to_report(build_report(trace, probe=probe, tree=tree, points=points)))
+    report = report_builtins(
+        to_report(build_report(trace, probe=probe, tree=tree, options=configured))
+    )
     mask = operator_mask(
         trace, tree, options.subgraph, options.optypes_to_deal, options.optypes_not_deal
     )

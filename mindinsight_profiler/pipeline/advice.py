@@ -20,8 +20,8 @@ import msgspec
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.model import ADVICE_VERSION, Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import report_for
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
@@ -58,7 +58,7 @@ def store_advice(path: Path, advice: Advice) -> None:
 
 
 def run_reports(
-    run: Run, workspace: Workspace | None, points: StepPoints = AUTO_POINTS
+    run: Run, workspace: Workspace | None, options: Options = DEFAULT_OPTIONS
 ) -> list[dict[str, Any]]:
     """Every worker's `rank_summary` (first span of each), for the cluster facts.
 
@@ -69,7 +69,7 @@ def run_reports(
     summaries = []
     for worker in run.workers:
         file = run.select(worker)
-        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
+        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, options)
         summaries.append(rank_summary(report_for(report, file.worker, file.span)))
     return summaries
 
@@ -79,14 +79,14 @@ def advise_file(
     run: Run | None = None,
     workspace: Workspace | None = None,
     rules_dirs: Sequence[str | Path] = (),
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> Advice:
     """The advice of one worker (computed once per rules version, then read back)."""
-    typed, _ = analyse_file(file.source, workspace, None, file.format, file.worker, points)
+    typed, _ = analyse_file(file.source, workspace, None, file.format, file.worker, options)
     report = report_for(typed, file.worker, file.span)
     stored = None
     if workspace is not None:
-        entry = workspace.entry(file.source, cache_variant(file.format, file.worker, points))
+        entry = workspace.entry(file.source, cache_variant(file.format, file.worker, options))
         stored = entry.dir / advice_name(rules_dirs, run)
         try:
             found = stored_advice(stored)
@@ -96,10 +96,10 @@ def advise_file(
             log.warning("recomputing advice: %s", exc)
 
     def trace() -> Trace | None:
-        return load_trace(file.source, workspace, None, file.format, file.worker, points)
+        return load_trace(file.source, workspace, None, file.format, file.worker, options)
 
     def others() -> list[dict[str, Any]]:
-        return run_reports(run, workspace, points) if run is not None else [report]
+        return run_reports(run, workspace, options) if run is not None else [report]
 
     advice = advise_report(report, trace, others, rules_dirs)
     if stored is not None and stored.parent.is_dir():

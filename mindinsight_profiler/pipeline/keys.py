@@ -17,18 +17,18 @@ from mindinsight_profiler import advisor
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import rules_fingerprint
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.formats.discovery import Run
 from mindinsight_profiler.formats.registry import spec_of
 
 
-def cache_variant(fmt: str, worker: str, points: StepPoints = AUTO_POINTS) -> str:
+def cache_variant(fmt: str, worker: str, options: Options = DEFAULT_OPTIONS) -> str:
     """Cache-key variant: the worker where one folder holds several (legacy ranks), and the
-    configured FP/BP points, which change the step trace of the cached report."""
+    configured options (FP/BP points, device spec), which change the cached report."""
     spec = spec_of(fmt)
     base = worker if spec is not None and spec.worker_in_key else ""
-    fp, bp = points.fp or "", points.bp or ""
-    return f"{base}|fp={fp}|bp={bp}" if fp or bp else base
+    extra = options.key()
+    return f"{base}|{extra}" if extra else base
 
 
 def _run_fingerprint(run: Run | None) -> str:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import msgspec
 
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
 from mindinsight_profiler.analysis.schema import Report, decode_report, encode_report, to_report
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
     has_timeline_index,
@@ -48,7 +48,7 @@ def _read(source: Source, fmt: str, worker: str, progress: ProgressFn | None) ->
         raise InputError(source.url_of(exc.path), exc.problem) from None
 
 
-def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> Report:
+def _report(trace: Trace, path: Path, worker: str, options: Options) -> Report:
     """The report, with the Profiler's DataLoader probe file of this worker when present
     (beside the local trace file `path`), checked against its contract as it is built."""
     probe_file = path.parent / f"{worker}.dataloader_probe.json"
@@ -58,7 +58,7 @@ def _report(trace: Trace, path: Path, worker: str, points: StepPoints) -> Report
             probe = json.loads(probe_file.read_text())
         except (OSError, ValueError) as exc:
             log.warning("ignoring unreadable probe file %s: %s", probe_file, exc)
-    return to_report(build_report(trace, probe=probe, points=points))
+    return to_report(build_report(trace, probe=probe, options=options))
 
 
 def stored_report(entry: CacheEntry) -> Report | None:
@@ -109,20 +109,21 @@ def analyse_file(
     progress: ProgressFn | None = None,
     fmt: str = FormatTag.KINETO,
     worker: str = "",
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> tuple[Report, bool]:
     """(report, served_from_cache) for one worker's input (a trace file or a folder).
 
-    `points`: the FP/BP points configured where settings enter (part of the cache key).
+    `options`: what the user configured (FP/BP points, device spec), read where settings
+    enter (part of the cache key).
     """
 
     def read() -> tuple[Trace, Report]:
         trace, local = _read(path, fmt, worker, progress)
-        return trace, _report(trace, local, worker, points)
+        return trace, _report(trace, local, worker, options)
 
     if workspace is None:
         return read()[1], False
-    entry = workspace.entry(path, cache_variant(fmt, worker, points))
+    entry = workspace.entry(path, cache_variant(fmt, worker, options))
     report = _cached_report(entry, repair=False)  # a damaged entry is repaired under the lock
     if report is not None:
         return report, True
@@ -145,12 +146,12 @@ def load_trace(
     progress: ProgressFn | None = None,
     fmt: str = FormatTag.KINETO,
     worker: str = "",
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> Trace:
     """The model of one worker's input, memory-mapped from the cache when possible."""
     if workspace is None:
         return _read(path, fmt, worker, progress)[0]
-    entry = workspace.entry(path, cache_variant(fmt, worker, points))
+    entry = workspace.entry(path, cache_variant(fmt, worker, options))
     trace = _cached_trace(entry, repair=False)  # a damaged entry is repaired under the lock
     if trace is not None:
         return trace
@@ -159,7 +160,7 @@ def load_trace(
             trace = _cached_trace(entry)  # written by another process while we waited
             if trace is None:
                 trace, local = _read(path, fmt, worker, progress)
-                _save(entry, trace, _report(trace, local, worker, points))
+                _save(entry, trace, _report(trace, local, worker, options))
     except OSError as exc:  # unwritable workspace: read without caching
         log.warning("workspace %s not usable (%s); not caching", workspace.root, exc)
         trace = _read(path, fmt, worker, progress)[0]
@@ -172,24 +173,24 @@ def load_timeline(
     progress: ProgressFn | None = None,
     fmt: str = FormatTag.KINETO,
     worker: str = "",
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> tuple[Trace, TimelineIndex]:
     """The trace and its timeline index; a cached trace gains the index in its entry once.
 
     Building the index costs about a second per million events; writing it into the cache
     entry means every later process (any server worker) reopens it memory-mapped instead.
     """
-    trace = load_trace(path, workspace, progress, fmt, worker, points)
+    trace = load_trace(path, workspace, progress, fmt, worker, options)
     if has_timeline_index(trace):
         return trace, timeline_index(trace)
     index = timeline_index(trace)
     if workspace is not None:
         from mindinsight_profiler.store.staging import local_path  # staged already: no download
 
-        entry = workspace.entry(path, cache_variant(fmt, worker, points))
+        entry = workspace.entry(path, cache_variant(fmt, worker, options))
         try:
             with workspace.lock(entry):
-                report = _cached_report(entry) or _report(trace, local_path(path), worker, points)
+                report = _cached_report(entry) or _report(trace, local_path(path), worker, options)
                 _save(entry, trace, report)
         except OSError as exc:
             log.warning(

@@ -13,8 +13,8 @@ on every worker (a shared filesystem: NFS, Lustre, a mounted bucket): the tasks 
 paths, not data, and the cache key includes the resolved input path. A run in object
 storage (`s3://...`) is staged by each worker into the shared workspace, with the
 credentials and `MINDINSIGHT_STORAGE_OPTIONS` of the worker's own environment. Workers need
-this package installed in the same version. The FP/BP points configured on the driver travel
-with each task (a worker's own environment is not read).
+this package installed in the same version. The options configured on the driver (FP/BP
+points, device spec) travel with each task (a worker's own environment is not read).
 
 A rank that fails (unreadable file, a crash, a worker process that died) is reported by
 its file; the other ranks' summaries still arrive (`RankFailures` carries both).
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import report_for
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.formats.sources import Source
@@ -130,7 +130,7 @@ def summarise_file(
     span: str,
     root: str,
     shared: bool = True,
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> dict[str, Any]:
     """The task: analyse one input into the workspace at `root`, return its summary.
 
@@ -141,7 +141,7 @@ def summarise_file(
 
     single_reader(shared)
     try:
-        report, _ = analyse_file(source, Workspace(root), None, fmt, worker, points)
+        report, _ = analyse_file(source, Workspace(root), None, fmt, worker, options)
         return {"summary": rank_summary(report_for(report, worker, span))}
     except InputError as exc:
         return {"error": str(exc)}
@@ -205,7 +205,7 @@ def summarise_run(
     scheduler: str | None = None,
     span: str | None = None,
     progress: RankProgress | None = None,
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> list[dict[str, Any]]:
     """Every worker's `rank_summary`, analysed in parallel (pool of `jobs`, or Dask).
 
@@ -223,7 +223,7 @@ def summarise_run(
     with _executor(jobs, scheduler) as executor:
         futures: dict[Future[dict[str, Any]], int] = {
             executor.submit(
-                summarise_file, _absolute(f), f.format, f.worker, f.span, root, shared, points
+                summarise_file, _absolute(f), f.format, f.worker, f.span, root, shared, options
             ): i
             for i, f in enumerate(files)
         }

@@ -91,7 +91,11 @@ _entries_lock = Lock()
 def _cache_entry(file: TraceFile) -> CacheEntry:
     ws = workspace()
     ident = file.remote.identity() if file.remote is not None else str(file.path)
-    key = (str(ws.root), ident, cache_variant(file.format, file.worker, services().settings.points))
+    key = (
+        str(ws.root),
+        ident,
+        cache_variant(file.format, file.worker, services().settings.options),
+    )
     now = time.monotonic()
     with _entries_lock:
         hit = _entries.get(key)

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import Report
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.pipeline.advice import advise_file
@@ -68,20 +68,22 @@ def analyse_input(
     workspace_root: Path,
     rules_dirs: tuple[Path, ...],
     fingerprint: str,
-    points: StepPoints = AUTO_POINTS,
+    options: Options = DEFAULT_OPTIONS,
 ) -> str:
     """Analyse one input into the cache; returns the final state (also written)."""
     from mindinsight_profiler.store.cache import Workspace
 
-    store = StateStore(workspace_root, points)
+    store = StateStore(workspace_root, options)
     workspace = Workspace(workspace_root)
     store.write(file, ANALYSING, fingerprint, progress=0.0)
     started = time.monotonic()
     try:
         progress = _Progress(store, file, fingerprint)
-        report, _ = analyse_file(file.source, workspace, progress, file.format, file.worker, points)
-        advise_file(file, run, workspace, rules_dirs, points)
-        load_timeline(file.source, workspace, None, file.format, file.worker, points)
+        report, _ = analyse_file(
+            file.source, workspace, progress, file.format, file.worker, options
+        )
+        advise_file(file, run, workspace, rules_dirs, options)
+        load_timeline(file.source, workspace, None, file.format, file.worker, options)
     except InputError as exc:
         log.warning("analysis failed: %s", exc)
         store.write(file, FAILED, fingerprint, error=str(exc))

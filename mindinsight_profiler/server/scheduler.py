@@ -48,7 +48,7 @@ class Background:
         assert settings.workspace is not None
         self.services = services
         self.workspace = Workspace(settings.workspace)
-        self.store = StateStore(self.workspace.root, services.settings.points)
+        self.store = StateStore(self.workspace.root, services.settings.options)
         self.lock_path = self.workspace.root / f"server-{settings.port}.leader.lock"
         self._lock_file: IO[str] | None = None
         self._pool: Executor | None = None
@@ -112,7 +112,7 @@ class Background:
                 return
         try:
             entry = self.workspace.entry(
-                file.source, cache_variant(file.format, file.worker, self.services.settings.points)
+                file.source, cache_variant(file.format, file.worker, self.services.settings.options)
             )
         except OSError as exc:  # vanished or unreadable between discovery and now
             self.store.write(file, FAILED, "", error=f"{file.path}: unreadable: {exc}")
@@ -130,7 +130,7 @@ class Background:
         self.store.write(file, QUEUED, entry.key, progress=0.0)
         settings = self.services.settings
         shared = shares_cores(settings.jobs, settings.scheduler)
-        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key, settings.points)
+        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key, settings.options)
         try:
             future = self._executor().submit(on_worker, shared, analyse_input, *args)
         except (BrokenProcessPool, RuntimeError):

@@ -182,6 +182,7 @@ class Overview(Where):
     memory = fields.Dict(allow_none=True)
     distributed = fields.Dict(allow_none=True)
     parallel = fields.Dict(allow_none=True)
+    perf = fields.Dict(allow_none=True)
     warnings = fields.List(fields.Dict())
 
 

@@ -27,7 +27,7 @@ class Services:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.registry = RunRegistry(settings.summary_base_dir, settings.workspace)
-        self.states = StateStore(Workspace(settings.workspace).root, settings.points)
+        self.states = StateStore(Workspace(settings.workspace).root, settings.options)
         #: A message as a client may see it (no server paths, no exception class names).
         self.public = redactor(settings.summary_base_dir, Workspace(settings.workspace).root)
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 
+from mindinsight_profiler.analysis.options import Options, resolve_device
 from mindinsight_profiler.analysis.steps.step_trace import StepPoints
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -33,6 +35,8 @@ class Settings:
     # FP start / BP end operators of the step trace (MindInsight's FP_POINT/BP_POINT)
     fp_point: str | None = None
     bp_point: str | None = None
+    # the device the performance model measures against: a table name or a TOML file
+    device_spec: str | None = None
     # Host names (besides the bound address) that requests may name: `guard.py`
     allowed_hosts: tuple[str, ...] = ()
     # Every request but /healthz must carry it (None: no authentication): `guard.py`
@@ -42,6 +46,11 @@ class Settings:
     def points(self) -> StepPoints:
         """The configured step-trace points, as the pipeline takes them."""
         return StepPoints(self.fp_point, self.bp_point)
+
+    @cached_property
+    def options(self) -> Options:
+        """What the user configured that shapes every report (part of each cache key)."""
+        return Options(self.points, resolve_device(self.device_spec))
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -61,7 +70,9 @@ class Settings:
                 raise InputError(ENV_PREFIX + f.name.upper(), f"bad value {raw!r}: {exc}") from None
         if "summary_base_dir" not in values:
             raise InputError(ENV_PREFIX + "SUMMARY_BASE_DIR", "not set")
-        return cls(**values)  # type: ignore[arg-type]
+        settings = cls(**values)  # type: ignore[arg-type]
+        _ = settings.options  # a wrong device spec fails here, where settings enter
+        return settings
 
     def to_env(self) -> dict[str, str]:
         """The inverse of `from_env`, for the gunicorn child processes."""

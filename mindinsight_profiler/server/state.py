@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.analysis.steps.step_trace import AUTO_POINTS, StepPoints
+from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.pipeline.keys import cache_variant
@@ -34,21 +34,21 @@ QUEUED, ANALYSING, READY, FAILED = "queued", "analysing", "ready", "failed"
 _RANK = {FAILED: 3, QUEUED: 2, ANALYSING: 1, READY: 0}
 
 
-def state_key(file: TraceFile, points: StepPoints = AUTO_POINTS) -> str:
+def state_key(file: TraceFile, options: Options = DEFAULT_OPTIONS) -> str:
     """Stable for one input across processes and restarts (not its content: see fingerprint)."""
-    ident = f"{file.path.resolve()}|{cache_variant(file.format, file.worker, points)}"
+    ident = f"{file.path.resolve()}|{cache_variant(file.format, file.worker, options)}"
     return hashlib.sha256(ident.encode()).hexdigest()[:24]
 
 
 class StateStore:
     """Reads and writes the state files of one workspace."""
 
-    def __init__(self, workspace_root: Path, points: StepPoints = AUTO_POINTS) -> None:
+    def __init__(self, workspace_root: Path, options: Options = DEFAULT_OPTIONS) -> None:
         self.dir = workspace_root / "state"
-        self.points = points  # the server's configured step-trace points: part of each key
+        self.options = options  # the configured points and device: part of each key
 
     def path(self, file: TraceFile) -> Path:
-        return self.dir / f"{state_key(file, self.points)}.json"
+        return self.dir / f"{state_key(file, self.options)}.json"
 
     def read(self, file: TraceFile) -> dict[str, Any] | None:
         """The recorded state, or None when never recorded (or damaged: treated as new)."""

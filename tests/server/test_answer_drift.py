@@ -64,6 +64,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "kernels": [{}, {"group_by": "name_op_launch"}],
     "aicpu": [{}],
     "dynamic-shape": [{}],
+    "perf-model": [{}],
     "timeline": [{}],
     "timeline/search": [{"q": "a"}],
     "timeline/event": [{"index": 0}],

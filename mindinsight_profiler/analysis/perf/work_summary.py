@@ -79,7 +79,7 @@ class WorkSummary:
         return self.covered_host_self_ns / self.host_self_ns if self.host_self_ns else None
 
 
-def _step_of(trace: Trace, work: OpWork) -> tuple[list[str], np.ndarray]:
+def step_of(trace: Trace, work: OpWork) -> tuple[list[str], np.ndarray]:
     """Step names, and the step index of every row (-1 outside every step)."""
     steps = find_steps(trace)
     start = trace.events["start_ns"][work.event]
@@ -89,7 +89,7 @@ def _step_of(trace: Trace, work: OpWork) -> tuple[list[str], np.ndarray]:
 
 
 def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
-    names, step = _step_of(trace, work)
+    names, step = step_of(trace, work)
     flops, bytes_ = work.flops(), work.bytes()
     cat_of = [r.category if isinstance(r, Work) else "" for r in work.results]
     category = np.array([CATEGORIES.index(c) if c else -1 for c in cat_of], np.int64)[work.result]

@@ -28,6 +28,7 @@ from mindinsight_profiler.analysis.schema.operators import (
     OperatorRow,
     OpTypes,
 )
+from mindinsight_profiler.analysis.schema.perf import PerfModel
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
 from mindinsight_profiler.formats.spec import FormatTag
 
@@ -62,6 +63,7 @@ class Report(Record, frozen=True, kw_only=True):
     kernels: list[KernelRow]
     aicpu: Aicpu | None  # MindSpore's AI CPU table (aicpu_intermediate_*.csv)
     dynamic_shape: DynamicShape | None  # MindSpore's dynamic_shape_info_*.json
+    perf_model: PerfModel | None  # FLOPs, roofline and MFU (analysis.perf)
     distributed: Distributed | None
     parallel: Parallel | None
     warnings: list[InputWarning]  # what could not be read or used (analysis.input_warnings)

@@ -26,6 +26,7 @@ from mindinsight_profiler.server.answers.sections import (
     MemoryAnswer,
     ModulesAnswer,
     Overview,
+    PerfModelAnswer,
     StepTraceAnswer,
 )
 from mindinsight_profiler.server.answers.tables import (
@@ -55,6 +56,7 @@ ENDPOINT_ANSWERS: dict[str, type | tuple[type, ...]] = {
     "/runs/<run>/kernels": KernelPage,
     "/runs/<run>/aicpu": AicpuAnswer,
     "/runs/<run>/dynamic-shape": DynamicShapeAnswer,
+    "/runs/<run>/perf-model": PerfModelAnswer,
     "/runs/<run>/timeline": TimelineAnswer,
     "/runs/<run>/timeline/search": SearchAnswer,
     "/runs/<run>/timeline/event": EventAnswer,

@@ -22,6 +22,7 @@ from mindinsight_profiler.analysis.schema.dynamic_shape import DynamicShape
 from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, ReservedPeak
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTypes
+from mindinsight_profiler.analysis.schema.perf import PerfModel
 from mindinsight_profiler.analysis.schema.report import InputWarning
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
 from mindinsight_profiler.server.answers.base import Where
@@ -65,6 +66,18 @@ class OverviewStepStages(Record, frozen=True, kw_only=True):
     average: StepTraceAverage
 
 
+class OverviewPerf(Record, frozen=True, kw_only=True):
+    """The performance model cut to the overview's MFU card (fractions, 0-1)."""
+
+    device: str | None
+    unavailable: str | None  # why MFU is null
+    mfu: float | None
+    hfu: float | None
+    covered_share: float | None
+    low_roof_share: float | None
+    step_mfu: list[float | None]
+
+
 class Overview(Where, frozen=True, kw_only=True):
     """`/runs/<run>/overview`: the report's summary sections, cut for the overview page."""
 
@@ -82,6 +95,7 @@ class Overview(Where, frozen=True, kw_only=True):
     memory: OverviewMemory | None
     distributed: Distributed | None
     parallel: Parallel | None
+    perf: OverviewPerf | None  # MFU (analysis.perf); null without operator calls
     warnings: list[InputWarning]  # files skipped or partly read: shown on every page
 
 
@@ -95,6 +109,12 @@ class DynamicShapeAnswer(Where, frozen=True, kw_only=True):
     """`/runs/<run>/dynamic-shape`: MindSpore's dynamic-shape view (null without the file)."""
 
     data: DynamicShape | None
+
+
+class PerfModelAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/perf-model`: FLOPs, roofline and MFU (null without operator calls)."""
+
+    data: PerfModel | None
 
 
 class StepTraceAnswer(Where, frozen=True, kw_only=True):

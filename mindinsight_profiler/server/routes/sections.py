@@ -67,7 +67,21 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
         "memory": _memory_peaks(r.get("memory")),
         "distributed": r.get("distributed"),
         "parallel": r.get("parallel"),
+        "perf": _perf_summary(r.get("perf_model")),
         "warnings": r.get("warnings") or [],
+    }
+
+
+def _perf_summary(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    """MFU and the device it is measured against, for the overview's card."""
+    if not section:
+        return None
+    totals = section["totals"]
+    return {
+        "device": section["device"]["name"],
+        "unavailable": section["unavailable"],
+        **{k: totals[k] for k in ("mfu", "hfu", "covered_share", "low_roof_share")},
+        "step_mfu": [s["mfu"] for s in section["steps"]],
     }
 
 
@@ -99,6 +113,13 @@ def dynamic_shape(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """MindSpore's dynamic-shape view: time per step of each op type and op, with the ops'
     input shapes (null without a dynamic_shape_info file)."""
     return _section(run, p, "dynamic_shape")
+
+
+@endpoint(bp, "/runs/<run>/perf-model", schemas.Query, schemas.Section)
+def perf_model(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """FLOPs and bytes per operator, the roofline, MFU per step and the device used (null
+    for inputs without operator calls)."""
+    return _section(run, p, "perf_model")
 
 
 @endpoint(bp, "/runs/<run>/step-trace", schemas.StepTraceQuery, schemas.Section)

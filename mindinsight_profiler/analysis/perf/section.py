@@ -1,0 +1,211 @@
+"""The `perf_model` section: FLOPs and bytes of every modelled call, set against the device.
+
+Built from `op_work` (work per call, counted once at the outermost modelled call),
+`call_time` (the time the work ran), `roofline` (the device and its roof) and
+`work_summary` (coverage and the calls not modelled). Schema: `analysis.schema.perf`.
+
+MFU and HFU of a step: the time the step's matrix work would take at the device's peaks
+(each call at the peak of its dtype, so mixed precision is weighed right) over the step's
+duration. MFU counts model work (recomputation left out), HFU the matrix work as executed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mindinsight_profiler.analysis.perf.call_time import call_time_ns, has_device_work, recomputed
+from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES
+from mindinsight_profiler.analysis.perf.op_work import COUNTED, INSIDE, OpWork, op_work
+from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, figures, grouped_rows
+from mindinsight_profiler.analysis.perf.roofline import Device, device_answer, find_device
+from mindinsight_profiler.analysis.perf.specs import DeviceSpec
+from mindinsight_profiler.analysis.perf.work_summary import WorkSummary, summarise
+from mindinsight_profiler.analysis.steps.boundaries import Steps
+from mindinsight_profiler.model.trace import Trace
+
+#: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
+MAX_SHAPE_ROWS = 500
+MAX_UNKNOWN_ROWS = 100
+#: A call below this share of its roof counts toward `low_roof_share`.
+LOW_ROOF = 0.2
+
+
+def perf_model_section(
+    trace: Trace, steps: Steps, first: int, user_device: DeviceSpec | None = None
+) -> dict[str, Any] | None:
+    """The section of `trace` (None when it has no operator calls to model)."""
+    work = op_work(trace)
+    if not len(work):
+        return None
+    on_host = not has_device_work(trace)
+    device = find_device(trace.meta, user_device, on_host)
+    calls = CallFigures.of(work, call_time_ns(trace, work))
+    summary = summarise(trace, work)
+    counted = np.flatnonzero(work.status == COUNTED)
+    known = np.flatnonzero((work.status == COUNTED) | (work.status == INSIDE))
+    shapes = grouped_rows(trace, work, calls, counted, True, device)
+    step_rows = _steps(trace, work, calls, steps, device)
+    base_ns = summary.host_self_ns if on_host else summary.device_ns
+    return {
+        "device": device_answer(device),
+        "unavailable": _unavailable(device, shapes),
+        "totals": _totals(work, calls, summary, shapes, step_rows, first, on_host),
+        "categories": _categories(calls, counted, summary, base_ns, on_host, shapes, device),
+        "steps": step_rows,
+        "averaged_from": first,
+        "operators": grouped_rows(trace, work, calls, known, False, device),
+        "shapes": shapes[:MAX_SHAPE_ROWS],
+        "shape_count": len(shapes),
+        "unknown": [
+            {
+                "name": name,
+                "calls": u.calls,
+                "reason": u.reason,
+                "device_us": summary.uncovered_device_ns.get(name, 0) / 1000.0,
+            }
+            for name, u in list(summary.unknown.items())[:MAX_UNKNOWN_ROWS]
+        ],
+    }
+
+
+def _unavailable(device: Device, shapes: list[dict[str, Any]]) -> str | None:
+    if device.spec is None:
+        return device.reason
+    if shapes and all(r["roof_tflops"] is None for r in shapes):
+        return f"{device.label}: the table has no peak for the dtypes of this trace"
+    return None
+
+
+def _step_index(trace: Trace, work: OpWork, steps: Steps) -> np.ndarray:
+    """Per row of `work`: the step whose host range holds its start (-1: none)."""
+    start = trace.events["start_ns"][work.event]
+    i = np.searchsorted(steps.host_start_ns, start, side="right") - 1
+    if not len(steps):
+        return np.full(len(start), -1)
+    inside = (i >= 0) & (start < steps.host_end_ns[np.clip(i, 0, None)])
+    return np.where(inside, i, -1)
+
+
+def _ideal_seconds(calls: CallFigures, rows: np.ndarray, device: Device) -> float | None:
+    """Time `rows` would take at the device's peak of each call's dtype (None: a peak is
+    not known)."""
+    total = 0.0
+    for dtype in {calls.dtype[i] for i in rows.tolist()}:
+        mine = rows[[calls.dtype[i] == dtype for i in rows.tolist()]]
+        peak = device.peak_tflops(dtype, "gemm")
+        if peak is None:
+            return None
+        total += float(calls.flops[mine].sum()) / (peak * 1e12)
+    return total
+
+
+def _steps(
+    trace: Trace, work: OpWork, calls: CallFigures, steps: Steps, device: Device
+) -> list[dict[str, Any]]:
+    step = _step_index(trace, work, steps)
+    counted = work.status == COUNTED
+    matrix = counted & np.isin(calls.category, MATRIX_CATEGORIES)
+    again = recomputed(trace, work)
+    out = []
+    for k, name in enumerate(steps.names):
+        mine = step == k
+        seconds = float(steps.duration_ns[k]) / 1e9
+        model = np.flatnonzero(mine & matrix & ~again)
+        hardware = np.flatnonzero(mine & matrix)
+        ideal_model, ideal_hw = (
+            _ideal_seconds(calls, model, device),
+            _ideal_seconds(calls, hardware, device),
+        )
+        known_bytes = calls.bytes[mine & counted]
+        out.append({
+            "name": name,
+            "duration_us": seconds * 1e6,
+            "model_gflops": float(calls.flops[model].sum()) / 1e9,
+            "hardware_gflops": float(calls.flops[hardware].sum()) / 1e9,
+            "total_gflops": float(calls.flops[mine & counted].sum()) / 1e9,
+            "gbytes": float(np.nansum(known_bytes)) / 1e9,
+            "mfu": ideal_model / seconds if ideal_model is not None and seconds > 0 else None,
+            "hfu": ideal_hw / seconds if ideal_hw is not None and seconds > 0 else None,
+        })  # fmt: skip
+    return out
+
+
+def _share(part: float, whole: float) -> float | None:
+    return part / whole if whole > 0 else None
+
+
+def _totals(
+    work: OpWork, calls: CallFigures, summary: WorkSummary, shapes: list[dict[str, Any]],
+    steps: list[dict[str, Any]], first: int, on_host: bool,
+) -> dict[str, Any]:  # fmt: skip
+    counted = work.status == COUNTED
+    averaged = steps[first:]
+    seconds = sum(s["duration_us"] for s in averaged) / 1e6
+
+    def utilisation(key: str) -> float | None:
+        if not averaged or any(s[key] is None for s in averaged) or seconds <= 0:
+            return None
+        return sum(s[key] * s["duration_us"] for s in averaged) / 1e6 / seconds
+
+    judged = [r for r in shapes if r["pct_of_roof"] is not None]
+    compute_ns = summary.device_ns - summary.communication_ns
+    low = sum(r["time_us"] for r in judged if r["pct_of_roof"] < LOW_ROOF) * 1000.0
+    bounded = [r for r in shapes if r["bound"] is not None]
+    memory = sum(r["time_us"] for r in bounded if r["bound"] == "memory")
+    return {
+        "gflops": float(calls.flops[counted].sum()) / 1e9,
+        "model_gflops": sum(s["model_gflops"] for s in steps),
+        "gbytes": float(np.nansum(calls.bytes[counted])) / 1e9,
+        "counted_calls": int(counted.sum()),
+        "unknown_calls": sum(u.calls for u in summary.unknown.values()),
+        "time_base": "host" if on_host else "device",
+        "device_us": (summary.host_self_ns if on_host else summary.device_ns) / 1000.0,
+        "covered_share": summary.host_share if on_host else summary.device_share,
+        "compute_share": None if on_host else summary.compute_share,
+        "mfu": utilisation("mfu"),
+        "hfu": utilisation("hfu"),
+        "low_roof_share": _share(low, compute_ns) if judged and not on_host else None,
+        "memory_bound_share": _share(memory, sum(r["time_us"] for r in bounded)),
+    }
+
+
+def _categories(
+    calls: CallFigures, counted: np.ndarray, summary: WorkSummary, base_ns: int, on_host: bool,
+    shapes: list[dict[str, Any]], device: Device,
+) -> list[dict[str, Any]]:  # fmt: skip
+    out = []
+    category = np.array(calls.category, dtype=object)[counted]
+    for name in CATEGORIES:
+        mine = counted[category == name]
+        if not len(mine):
+            continue
+        flops, time_ns = float(calls.flops[mine].sum()), float(calls.time_ns[mine].sum())
+        bytes_ = float(calls.bytes[mine].sum())
+        rows = [r for r in shapes if r["category"] == name and r["pct_of_roof"] is not None]
+        weight = sum(r["time_us"] for r in rows)
+        dtype = calls.dtype[int(mine[np.argmax(calls.flops[mine])])]
+        achieved = figures(device, flops, None, time_ns, dtype, name)["achieved_tflops"]
+        out.append({
+            "category": name,
+            "calls": len(mine),
+            "gflops": flops / 1e9,
+            "gbytes": None if np.isnan(bytes_) else bytes_ / 1e9,
+            "time_us": time_ns / 1000.0,
+            "time_share": _share(time_ns, base_ns),
+            "achieved_tflops": achieved,
+            "pct_of_roof": (
+                sum(r["pct_of_roof"] * r["time_us"] for r in rows) / weight if weight else None
+            ),
+        })  # fmt: skip
+    if not on_host:
+        other = summary.device_ns - summary.covered_device_ns - summary.communication_ns
+        for name, ns in (("communication", summary.communication_ns), ("other", other)):
+            if ns > 0:
+                out.append({
+                    "category": name, "calls": 0, "gflops": 0.0, "gbytes": None,
+                    "time_us": ns / 1000.0, "time_share": _share(ns, base_ns),
+                    "achieved_tflops": None, "pct_of_roof": None,
+                })  # fmt: skip
+    return out
