@@ -210,3 +210,29 @@ def test_known_work_is_work_of_its_result() -> None:
         if isinstance(r, Work) and len(rows):
             assert (work.flops()[rows] == r.flops).all()
     assert any(isinstance(r, Work) and r.category in MATRIX_CATEGORIES for r in work.results)
+
+
+def test_section_steps_match_flop_counter_mode(profiled) -> None:  # type: ignore[no-untyped-def]
+    """The report's `perf_model` steps carry the same FLOPs; on this CPU trace no device is
+    known, so MFU is null with the reason, and naming one gives the MFU computed here."""
+    from mindinsight_profiler.analysis.perf.devices import spec_by_name
+    from mindinsight_profiler.analysis.perf.section import perf_model_section
+    from mindinsight_profiler.analysis.steps.boundaries import find_steps
+
+    trace, reference = profiled
+    steps = find_steps(trace)
+    section = perf_model_section(trace, steps, 0)
+    assert section is not None
+    expected = sum(reference.values())
+    assert section["totals"]["time_base"] == "host"
+    assert section["unavailable"] is not None and "CPU" in section["unavailable"]
+    for step in section["steps"]:
+        assert step["hardware_gflops"] * 1e9 == pytest.approx(expected, rel=0.01)
+        assert step["model_gflops"] == step["hardware_gflops"]  # no checkpointing here
+        assert step["mfu"] is None
+    spec = spec_by_name("V100 SXM2 16GB")  # fp32 work at the 15.7 TFLOPS FP32 peak
+    named = perf_model_section(trace, steps, 0, spec)
+    assert named is not None
+    for step, duration_ns in zip(named["steps"], steps.duration_ns.tolist(), strict=True):
+        mfu = step["model_gflops"] * 1e9 / 15.7e12 / (duration_ns / 1e9)
+        assert step["mfu"] == pytest.approx(mfu, rel=1e-6)
