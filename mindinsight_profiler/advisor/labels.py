@@ -74,6 +74,21 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "算子类型 {type}：占算子时间的 {pct:.1f} %",
     ),
     "float64_inputs": ("{name} with float64 inputs", "{name}（float64 输入）"),
+    # performance model (facts/perf.py)
+    "mfu": ("MFU {pct:.1f} % on {device}", "{device} 上的 MFU 为 {pct:.1f} %"),
+    "gemm_roof": (
+        "{name} {shapes}: {pct:.1f} % of its roof",
+        "{name} {shapes}：达到其屋顶的 {pct:.1f} %",
+    ),
+    "low_roof": (
+        "{name} {shapes}: {pct:.1f} % of its roof",
+        "{name} {shapes}：仅达到其屋顶的 {pct:.1f} %",
+    ),
+    "unaligned_gemm": (
+        "{name} {shapes}: dimensions {dims} not tile-aligned",
+        "{name} {shapes}：维度 {dims} 未按 Tensor Core 分块对齐",
+    ),
+    "fp32_matrix": ("{name} {shapes} in FP32", "{name} {shapes} 以 FP32 计算"),
     "attention_sequence": ("matmul -> softmax -> matmul", "matmul -> softmax -> matmul 序列"),
     "kernel_occupancy": (
         "{name}: {occupancy:.1f} % occupancy, {us:,.0f} us",

@@ -12,6 +12,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     minddata,
     npu,
     operators,
+    perf,
     stability,
     steps,
 )
