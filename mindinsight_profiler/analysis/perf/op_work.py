@@ -176,9 +176,7 @@ def _masks_from_children(
         return inverse
     made = _made_by(trace, targets)
     done: dict[tuple[int, bool, bool], int] = {}
-    position = {int(r): k for k, r in enumerate(rows.tolist())}
-    for row in targets.tolist():
-        k = position[row]
+    for row, k in zip(targets.tolist(), np.searchsorted(rows, targets).tolist(), strict=True):
         names = made.get(row, "")
         key = (int(inverse[k]), bool(_GRAD_INPUT.search(names)), bool(_GRAD_WEIGHT.search(names)))
         if not (key[1] or key[2]):
@@ -202,6 +200,12 @@ SIZE_FROM_PARENT = {
 }
 
 
+def _position(rows: np.ndarray, event: int) -> int:
+    """Index of `event` in the sorted `rows`, -1 when it is not one of them."""
+    k = int(np.searchsorted(rows, event))
+    return k if k < len(rows) and rows[k] == event else -1
+
+
 def _sizes_from_parents(
     trace: Trace, rows: np.ndarray, distinct: np.ndarray, inverse: np.ndarray,
     calls: list[OpCall], results: list[Result], model: WorkModel,
@@ -216,10 +220,9 @@ def _sizes_from_parents(
         for j, c in enumerate(calls)
         if c.name in SIZE_FROM_PARENT and isinstance(results[j], Unknown)
     ]
-    position = {int(r): k for k, r in enumerate(rows.tolist())}
     done: dict[tuple[int, int], int] = {}
     for k in np.flatnonzero(np.isin(distinct, todo)).tolist():
-        parent = position.get(int(ev["parent"][rows[k]]), -1)
+        parent = _position(rows, int(ev["parent"][rows[k]]))
         if parent < 0 or calls[distinct[parent]].name != "aten::cudnn_convolution_backward":
             continue
         key = (int(distinct[k]), int(distinct[parent]))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.analysis.perf.calls import Work
+from mindinsight_profiler.analysis.perf.calls import CATEGORIES, Work
 from mindinsight_profiler.analysis.perf.op_work import OpWork
 from mindinsight_profiler.analysis.perf.roofline import Device
 from mindinsight_profiler.model.trace import Trace
@@ -21,26 +21,32 @@ from mindinsight_profiler.model.trace import Trace
 
 @dataclass(frozen=True)
 class CallFigures:
-    """Per row of an `OpWork`: FLOPs, bytes (NaN: unknown), time (ns), dtype, category."""
+    """Per row of an `OpWork`: its result, FLOPs, bytes (NaN: unknown) and time (ns); per
+    result: dtype and category (and their codes, for vectorised masks)."""
 
+    result: np.ndarray
     flops: np.ndarray
     bytes: np.ndarray
     time_ns: np.ndarray
-    dtype: list[str]
-    category: list[str]
+    dtypes: list[str]  # per result
+    categories: list[str]  # per result
+    category_code: np.ndarray  # per row: index into CATEGORIES, -1 for no Work
 
     @classmethod
     def of(cls, work: OpWork, time_ns: np.ndarray) -> CallFigures:
         per = work.results
-        dtype = [r.dtype if isinstance(r, Work) else "" for r in per]
-        category = [r.category if isinstance(r, Work) else "" for r in per]
+        dtypes = [r.dtype if isinstance(r, Work) else "" for r in per]
+        categories = [r.category if isinstance(r, Work) else "" for r in per]
+        codes = np.array([CATEGORIES.index(c) if c else -1 for c in categories], np.int64)
         bytes_ = work.bytes().astype(np.float64)
         bytes_[bytes_ < 0] = np.nan
-        index = work.result.tolist()
         return cls(
-            work.flops().astype(np.float64), bytes_, time_ns,
-            [dtype[i] for i in index], [category[i] for i in index],
+            work.result.astype(np.int64), work.flops().astype(np.float64), bytes_, time_ns,
+            dtypes, categories, codes[work.result] if len(per) else np.zeros(0, np.int64),
         )  # fmt: skip
+
+    def dtype(self, row: int) -> str:
+        return self.dtypes[int(self.result[row])]
 
 
 def figures(
@@ -69,44 +75,64 @@ def grouped_rows(
     trace: Trace, work: OpWork, calls: CallFigures, rows: np.ndarray, by_shapes: bool,
     device: Device,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """One row per group of `rows` (indices into `work`), most time first."""
+    """One row per group of `rows` (indices into `work`), most time first.
+
+    Calls of one result share name, shapes and types, so the sums are taken per result
+    (bincounts over the rows) and the groups formed over the few distinct results."""
     if not len(rows):
         return []
     ev = trace.events
-    event = work.event[rows]
-    keys = [ev["name"][event].astype(np.int64)]
-    if by_shapes:
-        keys += [
-            ev["input_dims"][event].astype(np.int64),
-            ev["input_types"][event].astype(np.int64),
-        ]
-    _, group = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)
-    group = group.ravel()
-    out = []
-    for g in range(int(group.max()) + 1):
-        mine = rows[group == g]
-        out.append(_row(trace, work, calls, mine, by_shapes, device))
-    out.sort(key=lambda r: (-r["time_us"], r["name"], r["input_shapes"]))
+    r = calls.result[rows]
+    n_results = len(work.results)
+    count = np.bincount(r, minlength=n_results)
+    time = np.bincount(r, weights=calls.time_ns[rows], minlength=n_results)
+    bytes_ = np.bincount(r, weights=calls.bytes[rows], minlength=n_results)  # NaN stays NaN
+    order = np.lexsort((calls.time_ns[rows], r))  # per result, its longest call last
+    last = np.flatnonzero(np.r_[r[order][1:] != r[order][:-1], True])
+    res_at, event_at = r[order][last].tolist(), work.event[rows[order][last]].tolist()
+    longest = dict(
+        zip(
+            res_at,
+            zip(event_at, calls.time_ns[rows][order][last].tolist(), strict=True),
+            strict=True,
+        )
+    )
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for res, (event, _) in longest.items():
+        key: tuple[int, ...] = (int(ev["name"][event]),)
+        if by_shapes:
+            key += (int(ev["input_dims"][event]), int(ev["input_types"][event]))
+        groups.setdefault(key, []).append(res)
+    flops_per = np.zeros(n_results)
+    flops_per[r] = calls.flops[rows]
+    out = [
+        _row(trace, calls, members, count, time, bytes_, flops_per, longest, by_shapes, device)
+        for members in groups.values()
+    ]
+    out.sort(key=lambda x: (-x["time_us"], x["name"], x["input_shapes"]))
     return out
 
 
 def _row(
-    trace: Trace, work: OpWork, calls: CallFigures, mine: np.ndarray, by_shapes: bool,
+    trace: Trace, calls: CallFigures, members: list[int], count: np.ndarray, time: np.ndarray,
+    bytes_: np.ndarray, flops_per: np.ndarray, longest: dict[int, tuple[int, int]], by_shapes: bool,
     device: Device,
 ) -> dict[str, Any]:  # fmt: skip
     ev = trace.events
-    first = int(work.event[mine[0]])
-    flops_by_dtype: dict[str, float] = {}
-    for i in mine.tolist():
-        flops_by_dtype[calls.dtype[i]] = flops_by_dtype.get(calls.dtype[i], 0.0) + calls.flops[i]
-    dtype = max(flops_by_dtype, key=lambda d: flops_by_dtype[d])
-    category = calls.category[int(mine[0])]
-    n = len(mine)
-    flops = float(calls.flops[mine].sum())
-    bytes_ = float(calls.bytes[mine].sum())
-    known_bytes = None if np.isnan(bytes_) else bytes_
-    time_ns = float(calls.time_ns[mine].sum())
-    longest = int(work.event[mine[int(np.argmax(calls.time_ns[mine]))]])
+    m = np.array(members)
+    flops_by = count[m] * flops_per[m]
+    dtype_flops: dict[str, float] = {}
+    for res, f in zip(members, flops_by.tolist(), strict=True):
+        dtype_flops[calls.dtypes[res]] = dtype_flops.get(calls.dtypes[res], 0.0) + f
+    dtype = max(dtype_flops, key=lambda d: dtype_flops[d])
+    category = calls.categories[members[0]]
+    n = int(count[m].sum())
+    flops = float(flops_by.sum())
+    total_bytes = float(bytes_[m].sum())
+    known_bytes = None if np.isnan(total_bytes) else total_bytes
+    time_ns = float(time[m].sum())
+    event = max((longest[res] for res in members), key=lambda et: (et[1], -et[0]))[0]
+    first = longest[members[0]][0]
     dims = int(ev["input_dims"][first])
     return {
         "name": trace.strings[int(ev["name"][first])],
@@ -118,5 +144,5 @@ def _row(
         "gbytes_per_call": _round(known_bytes / n / 1e9) if known_bytes is not None else None,
         "time_us": round(time_ns / 1000.0, 3),
         **figures(device, flops, known_bytes, time_ns, dtype, category),
-        "longest_call_ns": [int(ev["start_ns"][longest]), int(ev["end_ns"][longest])],
+        "longest_call_ns": [int(ev["start_ns"][event]), int(ev["end_ns"][event])],
     }

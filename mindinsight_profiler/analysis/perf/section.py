@@ -42,7 +42,7 @@ def perf_model_section(
     on_host = not has_device_work(trace)
     device = find_device(trace.meta, user_device, on_host)
     calls = CallFigures.of(work, call_time_ns(trace, work))
-    summary = summarise(trace, work)
+    summary = summarise(trace, work, with_steps=False)
     counted = np.flatnonzero(work.status == COUNTED)
     known = np.flatnonzero((work.status == COUNTED) | (work.status == INSIDE))
     shapes = grouped_rows(trace, work, calls, counted, True, device)
@@ -91,13 +91,13 @@ def _step_index(trace: Trace, work: OpWork, steps: Steps) -> np.ndarray:
 def _ideal_seconds(calls: CallFigures, rows: np.ndarray, device: Device) -> float | None:
     """Time `rows` would take at the device's peak of each call's dtype (None: a peak is
     not known)."""
+    flops = np.bincount(calls.result[rows], weights=calls.flops[rows])
     total = 0.0
-    for dtype in {calls.dtype[i] for i in rows.tolist()}:
-        mine = rows[[calls.dtype[i] == dtype for i in rows.tolist()]]
-        peak = device.peak_tflops(dtype, "gemm")
+    for res in np.flatnonzero(flops).tolist():
+        peak = device.peak_tflops(calls.dtypes[res], "gemm")
         if peak is None:
             return None
-        total += float(calls.flops[mine].sum()) / (peak * 1e12)
+        total += float(flops[res]) / (peak * 1e12)
     return total
 
 
@@ -106,7 +106,9 @@ def _steps(
 ) -> list[dict[str, Any]]:
     step = _step_index(trace, work, steps)
     counted = work.status == COUNTED
-    matrix = counted & np.isin(calls.category, MATRIX_CATEGORIES)
+    matrix = counted & np.isin(
+        calls.category_code, [CATEGORIES.index(c) for c in MATRIX_CATEGORIES]
+    )
     again = recomputed(trace, work)
     out = []
     for k, name in enumerate(steps.names):
@@ -176,16 +178,16 @@ def _categories(
     shapes: list[dict[str, Any]], device: Device,
 ) -> list[dict[str, Any]]:  # fmt: skip
     out = []
-    category = np.array(calls.category, dtype=object)[counted]
-    for name in CATEGORIES:
-        mine = counted[category == name]
+    category = calls.category_code[counted]
+    for code, name in enumerate(CATEGORIES):
+        mine = counted[category == code]
         if not len(mine):
             continue
         flops, time_ns = float(calls.flops[mine].sum()), float(calls.time_ns[mine].sum())
         bytes_ = float(calls.bytes[mine].sum())
         rows = [r for r in shapes if r["category"] == name and r["pct_of_roof"] is not None]
         weight = sum(r["time_us"] for r in rows)
-        dtype = calls.dtype[int(mine[np.argmax(calls.flops[mine])])]
+        dtype = calls.dtype(int(mine[np.argmax(calls.flops[mine])]))
         achieved = figures(device, flops, None, time_ns, dtype, name)["achieved_tflops"]
         out.append({
             "category": name,

@@ -108,17 +108,21 @@ def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
 
 
 def _by_name(trace: Trace, work: OpWork) -> tuple[dict[str, int], dict[str, UnknownOp]]:
-    names = trace.strings.lookup(trace.events["name"][work.event])
-    counted = Counter(n for n, s in zip(names, work.status.tolist(), strict=True) if s == COUNTED)
+    names = trace.events["name"][work.event].astype(np.int64)
+    per_name = np.bincount(names[work.status == COUNTED], minlength=len(trace.strings))
+    order = np.argsort(-per_name, kind="stable")
+    counted = {trace.strings[int(c)]: int(per_name[c]) for c in order[per_name[order] > 0]}
     reasons: dict[str, Counter[str]] = {}
-    for n, s, r in zip(names, work.status.tolist(), work.result.tolist(), strict=True):
-        if s == UNKNOWN:
-            reasons.setdefault(n, Counter())[reason(work.results[r])] += 1
+    unknown_rows = np.flatnonzero(work.status == UNKNOWN)
+    for code, r in zip(
+        names[unknown_rows].tolist(), work.result[unknown_rows].tolist(), strict=True
+    ):
+        reasons.setdefault(trace.strings[code], Counter())[reason(work.results[r])] += 1
     unknown = {
         n: UnknownOp(sum(c.values()), c.most_common(1)[0][0])
         for n, c in sorted(reasons.items(), key=lambda kv: -sum(kv[1].values()))
     }
-    return dict(counted.most_common()), unknown
+    return counted, unknown
 
 
 def _covered(trace: Trace, work: OpWork, nodes: np.ndarray) -> np.ndarray:
@@ -183,12 +187,13 @@ def _nearest_unknown(trace: Trace, work: OpWork, ops: np.ndarray) -> np.ndarray:
     return np.where(found >= 0, found, ops)
 
 
-def summarise(trace: Trace, work: OpWork) -> WorkSummary:
-    """Steps, names and coverage of `work` (the output of `op_work(trace)`)."""
+def summarise(trace: Trace, work: OpWork, with_steps: bool = True) -> WorkSummary:
+    """Steps (unless `with_steps` is False: the report's section has its own), names and
+    coverage of `work` (the output of `op_work(trace)`)."""
     counted, unknown = _by_name(trace, work)
     host, covered_host = _host_self(trace, work)
     device, covered_device, comm, uncovered = _device(trace, work)
+    steps = _steps(trace, work) if with_steps else []
     return WorkSummary(
-        _steps(trace, work), counted, unknown, device, covered_device, comm, host, covered_host,
-        uncovered,
-    )  # fmt: skip
+        steps, counted, unknown, device, covered_device, comm, host, covered_host, uncovered
+    )
