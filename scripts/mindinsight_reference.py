@@ -134,12 +134,26 @@ def op_types(data: Path) -> dict[str, Any]:
 
 
 def flops(data: Path) -> dict[str, Any]:
-    """`/profile/flops-summary` per rank and `/profile/cluster-flops` of the cluster."""
-    summary = {
-        f"{folder}#{rank}": _analyser("flops", data / folder, rank).get_flops_summary()
-        for folder, rank in [(FIXTURES, 0), *((CLUSTER, r) for r in range(4))]
+    """FLOPs: `/profile/flops-summary` and `/profile/flops-scope` per rank (files or not),
+    `/profile/cluster-flops`, and the FLOPs columns of the AI Core detail table
+    (`/profile/ops/search`, op_type aicore_detail, in the order the page asks for:
+    avg_execution_time descending), the only table that shows FLOPs per operator."""
+    summary, scope = {}, {}
+    for folder, rank in [(FIXTURES, 0), (FIXTURES, 1), *((CLUSTER, r) for r in range(4))]:
+        a = _analyser("flops", data / folder, rank)
+        summary[f"{folder}#{rank}"] = a.get_flops_summary()
+        scope[f"{folder}#{rank}"] = a.get_flops_scope()
+    order = {"sort_condition": {"name": "avg_execution_time", "type": "descending"}}
+    detail = _analyser("aicore_detail", data / FIXTURES, 1).query(order)
+    names = detail["col_name"]
+    keep = [c for c in names if c in ("op_name", "avg_execution_time") or "FLOP" in c]
+    rows = [[row[names.index(c)] for c in keep] for row in detail["object"]]
+    return {
+        "summary": summary,
+        "scope": scope,
+        "cluster": _analyser("cluster_flops", data / CLUSTER).get_flops(),
+        "aicore_detail": {f"{FIXTURES}#1": {"col_name": keep, "rows": rows}},
     }
-    return {"summary": summary, "cluster": _analyser("cluster_flops", data / CLUSTER).get_flops()}
 
 
 def cluster_step_trace(data: Path) -> dict[str, Any]:

@@ -6,8 +6,9 @@ trace and `hccl_raw`:
 
 - `flops_summary_{rank}.json`: `{"FLOPs": .., "FLOPS": .., "FLOPS_Utilization": ..}`, the
   rank's floating point operations (MindInsight shows them in millions) and operations per
-  second (billions per second). Older files split both into `cube_*` and `vec_*` parts,
-  which add up to the same figure.
+  second (billions per second). Other files split both into `cube_*` and `vec_*` parts,
+  which add up to the same figure; `read_flops_summary_parts` keeps the parts, which
+  MindInsight 2.3.1's operator page shows (`analysis.perf.mindspore_flops`).
 - `ascend_cluster_analyse_{mode}_{stages}_{ranks}_{rank}.csv`: the parallel mode
   (`data-parallel`, `model-parallel`, `pipeline-parallel`), the number of pipeline stages
   and of ranks are in the name; the rows are per step `computation_time`,
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.side_files import read_csv, read_json
+from mindinsight_profiler.formats.side_files import MAX_NUMBER, read_csv, read_json
 
 FLOPS_FILE = "flops_summary_{r}.json"
 _ANALYSE = re.compile(r"^ascend_cluster_analyse_([a-z]+-parallel)_(\d+)_(\d+)_(\d+)\.csv$")
@@ -58,19 +59,35 @@ def _number(path: Path, doc: dict[str, Any], key: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
         raise InputError(path, f"{key!r} is not a number: {str(value)[:40]!r}")
+    if abs(value) > MAX_NUMBER:  # a sum of two such would not be finite
+        raise InputError(path, f"{key!r} is out of range: {value}")
     return float(value)
 
 
 def read_flops_summary(path: Path) -> dict[str, float | None]:
     """`flops`, `flops_per_second` and `utilization` of one rank, as the file writes them."""
+    return read_flops_summary_parts(path)[0]
+
+
+def read_flops_summary_parts(
+    path: Path,
+) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """The summary (`read_flops_summary`) and its cube and vector parts as the file writes
+    them (`cube_flops`, `cube_flops_per_second`, `vector_flops`, `vector_flops_per_second`;
+    None where the file has no such key), from one read of the file."""
     doc = read_json(path)
     if not isinstance(doc, dict):
         raise InputError(path, "expected a JSON object with FLOPs and FLOPS")
     out: dict[str, float | None] = {}
+    parts: dict[str, float | None] = {}
     for key, name in (("FLOPs", "flops"), ("FLOPS", "flops_per_second")):
+        cube, vec = _number(path, doc, f"cube_{key}"), _number(path, doc, f"vec_{key}")
+        for part, value in (("cube", cube), ("vector", vec)):
+            if value is not None and value < 0:
+                raise InputError(path, f"{part} {key} is negative: {value}")
+            parts[f"{part}_{name}"] = value
         value = _number(path, doc, key)
         if value is None:
-            cube, vec = _number(path, doc, f"cube_{key}"), _number(path, doc, f"vec_{key}")
             if cube is None or vec is None:
                 raise InputError(path, f"no {key} (nor cube_{key} and vec_{key})")
             value = cube + vec
@@ -81,7 +98,7 @@ def read_flops_summary(path: Path) -> dict[str, float | None]:
     if utilization is not None and not 0 <= utilization <= 100:
         raise InputError(path, f"FLOPS_Utilization is not a percentage: {utilization}")
     out["utilization"] = utilization
-    return out
+    return out, parts
 
 
 def read_cluster_analyse(path: Path) -> dict[str, Any]:

@@ -14,7 +14,8 @@ Every file is optional: what exists is read, a bad file is skipped with its reas
 | `{ascend,gpu}_timeline_display_{r}.json` | KERNEL events |
 | `PROF_*/device_<d>/timeline/*.json`, if no timeline above is used | events (`msprof`) |
 | MindData and `hccl_raw_{r}.csv` | side tables (see `ms_minddata`) |
-| `flops_summary_{r}.json` | `meta["flops_summary"]` (see `ms_cluster_files`) |
+| `flops_summary_{r}.json` | `meta["flops_summary"]`, `meta["flops_summary_parts"]` |
+| `flops_{r}.txt`, `flops_scope_{r}.json` | `mindspore_flops` table, `meta["flops_scope"]` |
 | `dynamic_shape_info_{r}.json` | `dynamic_shape` table (see `mindspore.dynamic_shape`) |
 | `ascend_cluster_analyse_{mode}_{stages}_{ranks}_{r}.csv` | `meta["cluster_analyse"]` |
 """
@@ -29,6 +30,7 @@ from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import notices
 from mindinsight_profiler.formats.mindspore import cluster_files as cf
 from mindinsight_profiler.formats.mindspore import dynamic_shape as ds
+from mindinsight_profiler.formats.mindspore import flops_files as ff
 from mindinsight_profiler.formats.mindspore import legacy_ops as ops
 from mindinsight_profiler.formats.mindspore import minddata as md
 from mindinsight_profiler.formats.mindspore import msprof
@@ -50,6 +52,8 @@ FILES = {
     **md.MINDDATA_FILES,
     "profiler_info": "profiler_info_{r}.json",
     "flops_summary": cf.FLOPS_FILE,
+    "flops_ops": ff.OPS_FILE,
+    "flops_scope": ff.SCOPE_FILE,
     "dynamic_shape": ds.DYNAMIC_SHAPE_FILE,
 }
 _RANKED = [
@@ -109,6 +113,7 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
     _read_operators(b, files, folder, rank, csv_steps)
     md.add_minddata_files(b, files)
     _read_cluster_files(b, folder, files, rank)
+    ff.add_flops_files(b, files)
     if "dynamic_shape" in files:
         shapes = b.optional(files["dynamic_shape"], ds.read_dynamic_shape)
         if shapes is not None:
@@ -122,9 +127,11 @@ def read_mindspore_legacy(path: Path, rank: int | None = None) -> Trace:
 
 def _read_cluster_files(b: TraceBuilder, folder: Path, files: dict[str, Path], rank: int) -> None:
     if "flops_summary" in files:
-        flops = b.optional(files["flops_summary"], cf.read_flops_summary)
+        flops = b.optional(files["flops_summary"], cf.read_flops_summary_parts)
         if flops is not None:
-            b.meta["flops_summary"] = flops
+            b.meta["flops_summary"], parts = flops
+            if any(v is not None for v in parts.values()):
+                b.meta["flops_summary_parts"] = parts
     analyse = cf.cluster_analyse_file(folder, rank)
     if analyse is not None:
         parsed = b.optional(analyse, cf.read_cluster_analyse)
