@@ -26,7 +26,7 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 16: legacy MindSpore folders read their msprof `PROF_*` device timelines (same shape, new
 #: content): reports cached before are rebuilt.
 #: 17: `warnings`: files skipped or partly read (analysis.input_warnings).
-#: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf).
+#: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
 REPORT_VERSION = 18
 
 

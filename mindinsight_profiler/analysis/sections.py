@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from mindinsight_profiler.analysis.communication.parallel import parallel_section
@@ -30,6 +31,7 @@ from mindinsight_profiler.analysis.operators.query import op_types_section
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
+from mindinsight_profiler.analysis.perf.mindspore_flops import mindspore_flops
 from mindinsight_profiler.analysis.perf.section import perf_model_section
 from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
@@ -123,6 +125,11 @@ def _memory(x: ReportInputs) -> dict[str, Any] | None:
     return section
 
 
+def _builtins(struct: object) -> Any:
+    """A section an analysis returns as a struct, as the plain data the report holds."""
+    return None if struct is None else msgspec.to_builtins(struct)
+
+
 @dataclass(frozen=True)
 class SectionSpec:
     """One report section: its key, its builder, and whether to hand freed memory back to
@@ -155,6 +162,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec(
         "perf_model", lambda x: perf_model_section(x.trace, x.steps, x.first, x.options.device)
     ),
+    SectionSpec("mindspore_flops", lambda x: _builtins(mindspore_flops(x.trace))),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),
     SectionSpec("parallel", lambda x: parallel_section(x.trace, x.step_trace)),
     SectionSpec("warnings", lambda x: input_warnings(x.trace)),
@@ -177,7 +185,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("step-trace", ("step_trace",)),
     PageSpec("operators", ("operators", "op_types", "aicpu", "dynamic_shape")),
     PageSpec("kernels", ("kernels",)),
-    PageSpec("roofline", ("perf_model",)),
+    PageSpec("roofline", ("perf_model", "mindspore_flops")),
     PageSpec("data-pipeline", ("data_pipeline",)),
     PageSpec("memory", ("memory",)),
     PageSpec("communication", ("communication",)),

@@ -65,6 +65,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "aicpu": [{}],
     "dynamic-shape": [{}],
     "perf-model": [{}],
+    "mindspore-flops": [{}],
     "timeline": [{}],
     "timeline/search": [{"q": "a"}],
     "timeline/event": [{"index": 0}],

@@ -29,6 +29,7 @@ from mindinsight_profiler.analysis.schema.operators import (
     OpTypes,
 )
 from mindinsight_profiler.analysis.schema.perf import PerfModel
+from mindinsight_profiler.analysis.schema.perf_mindspore import MindSporeFlops
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
 from mindinsight_profiler.formats.spec import FormatTag
 
@@ -64,6 +65,7 @@ class Report(Record, frozen=True, kw_only=True):
     aicpu: Aicpu | None  # MindSpore's AI CPU table (aicpu_intermediate_*.csv)
     dynamic_shape: DynamicShape | None  # MindSpore's dynamic_shape_info_*.json
     perf_model: PerfModel | None  # FLOPs, roofline and MFU (analysis.perf)
+    mindspore_flops: MindSporeFlops | None  # MindSpore's own flops_* files
     distributed: Distributed | None
     parallel: Parallel | None
     warnings: list[InputWarning]  # what could not be read or used (analysis.input_warnings)

@@ -23,6 +23,7 @@ from mindinsight_profiler.analysis.schema.memory import AllocatedPeak, Memory, R
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTypes
 from mindinsight_profiler.analysis.schema.perf import PerfModel
+from mindinsight_profiler.analysis.schema.perf_mindspore import MindSporeFlops
 from mindinsight_profiler.analysis.schema.report import InputWarning
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
 from mindinsight_profiler.server.answers.base import Where
@@ -115,6 +116,12 @@ class PerfModelAnswer(Where, frozen=True, kw_only=True):
     """`/runs/<run>/perf-model`: FLOPs, roofline and MFU (null without operator calls)."""
 
     data: PerfModel | None
+
+
+class MindSporeFlopsAnswer(Where, frozen=True, kw_only=True):
+    """`/runs/<run>/mindspore-flops`: MindSpore's own FLOPs files (null without them)."""
+
+    data: MindSporeFlops | None
 
 
 class StepTraceAnswer(Where, frozen=True, kw_only=True):

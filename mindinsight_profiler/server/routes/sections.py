@@ -122,6 +122,13 @@ def perf_model(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return _section(run, p, "perf_model")
 
 
+@endpoint(bp, "/runs/<run>/mindspore-flops", schemas.Query, schemas.Section)
+def mindspore_flops(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """MindSpore's own FLOPs files (summary, per operator, scope sankey), as MindInsight
+    showed them (null without them)."""
+    return _section(run, p, "mindspore_flops")
+
+
 @endpoint(bp, "/runs/<run>/step-trace", schemas.StepTraceQuery, schemas.Section)
 def step_trace(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """Step trace: FP/BP points, stages and per-step iteration interval, FP+BP and tail."""
