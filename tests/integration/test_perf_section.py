@@ -186,3 +186,32 @@ def test_options_key_names_the_device_and_its_figures(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="holds 2 devices"):
         resolve_device(str(two))
+
+
+def test_no_modelled_work_is_no_mfu_not_zero(tmp_path: Path) -> None:
+    """Shapes not recorded: the device is known but nothing can be measured, so MFU is
+    null with the reason, never 0 %."""
+    events = [op("ProfilerStep#0", 1000, 1000, cat="user_annotation")]
+    events += [
+        op("aten::mm", 1010, 20),  # no Input Dims: record_shapes was off
+        runtime("cudaLaunchKernel", 1011, 5, 1),
+        kernel("gemm", 1050, 300, 1),
+    ]
+    trace = read_trace(write_trace(tmp_path / "n.pt.trace.json", events, deviceProperties=[H100]))
+    section = _section(trace)
+    assert section["device"]["name"] == "H100 SXM 80GB"
+    assert "record_shapes" in section["unavailable"]
+    assert section["steps"][0]["mfu"] is None and section["totals"]["mfu"] is None
+    assert section["totals"]["covered_share"] == 0.0
+
+
+def test_host_only_trace_is_not_measured_against_a_listed_gpu(tmp_path: Path) -> None:
+    """A trace that lists a GPU but recorded no device work ran its operators on the host."""
+    events = [op("ProfilerStep#0", 1000, 1000, cat="user_annotation")]
+    dims = {"Input Dims": [[64, 64], [64, 64]], "Input type": ["float", "float"]}
+    events.append(op("aten::mm", 1010, 200, **dims))
+    trace = read_trace(write_trace(tmp_path / "h.pt.trace.json", events, deviceProperties=[H100]))
+    section = _section(trace)
+    assert section["totals"]["time_base"] == "host"
+    assert section["device"]["how"] == "none" and "host" in section["unavailable"]
+    assert section["totals"]["mfu"] is None

@@ -65,14 +65,16 @@ def find_device(meta: Mapping[str, Any], user: DeviceSpec | None, on_host: bool)
     """The user's device, else the one the trace names (all its devices must agree)."""
     if user is not None:
         return Device(user, "user", f"named by --device-spec ({user.origin})", user.name)
+    if on_host:  # the operators ran on the host: a GPU the trace lists did not run them
+        return Device(
+            None, "none", "no device work in the trace (the operators ran on the host); "
+            "name a device with --device-spec to measure against it",
+        )  # fmt: skip
     matches = devices_of(meta)
     if not matches:
-        why = (
-            "a CPU-only trace: the device table holds accelerators"
-            if on_host
-            else "the trace does not name its device"
+        return Device(
+            None, "none", "the trace does not name its device; name one with --device-spec"
         )
-        return Device(None, "none", f"{why}; name one with --device-spec")
     labels = {m.label for m in matches.values()}
     first = next(iter(matches.values()))
     if len(labels) > 1 or first.spec is None:

@@ -73,7 +73,9 @@ def perf_model_section(
 def _unavailable(device: Device, shapes: list[dict[str, Any]]) -> str | None:
     if device.spec is None:
         return device.reason
-    if shapes and all(r["roof_tflops"] is None for r in shapes):
+    if not shapes:
+        return "no operator call could be modelled: profile with record_shapes=True"
+    if all(r["roof_tflops"] is None for r in shapes):
         return f"{device.label}: the table has no peak for the dtypes of this trace"
     return None
 
@@ -90,7 +92,9 @@ def _step_index(trace: Trace, work: OpWork, steps: Steps) -> np.ndarray:
 
 def _ideal_seconds(calls: CallFigures, rows: np.ndarray, device: Device) -> float | None:
     """Time `rows` would take at the device's peak of each call's dtype (None: a peak is
-    not known)."""
+    not known, or there is no modelled matrix work to tell by)."""
+    if not len(rows):
+        return None
     flops = np.bincount(calls.result[rows], weights=calls.flops[rows])
     total = 0.0
     for res in np.flatnonzero(flops).tolist():
