@@ -215,3 +215,23 @@ def test_host_only_trace_is_not_measured_against_a_listed_gpu(tmp_path: Path) ->
     assert section["totals"]["time_base"] == "host"
     assert section["device"]["how"] == "none" and "host" in section["unavailable"]
     assert section["totals"]["mfu"] is None
+
+
+def test_kernel_rows_take_the_work_of_a_call_they_are_alone_in(tmp_path: Path) -> None:
+    section = _section(_trace(tmp_path, [H100]))
+    kernels = {k["name"]: k for k in section["kernels"]}
+    shapes = {r["name"]: r for r in section["shapes"]}
+    gemm = kernels["sm90_xmma_gemm_f16f16"]
+    for key in ("calls", "gflops_per_call", "achieved_tflops", "pct_of_roof", "bound"):
+        assert gemm[key] == shapes["aten::mm"][key], key
+    # a call with two kernels does not say how its work splits: they get no row
+    events = [op("ProfilerStep#0", 1000, 1000, cat="user_annotation")]
+    events += [
+        op("aten::mm", 1010, 20, **{"Input Dims": [[64, 64], [64, 64]],
+                                   "Input type": ["float", "float"]}),
+        runtime("cudaLaunchKernel", 1011, 2, 1), kernel("splitk_gemm", 1050, 30, 1),
+        runtime("cudaLaunchKernel", 1014, 2, 2), kernel("splitk_reduce", 1090, 5, 2),
+    ]  # fmt: skip
+    two = read_trace(write_trace(tmp_path / "k.pt.trace.json", events, deviceProperties=[H100]))
+    assert _section(two)["kernels"] == []
+    assert _section(two)["shapes"][0]["time_us"] == 35  # the call's time counts both

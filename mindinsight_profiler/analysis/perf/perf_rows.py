@@ -58,16 +58,16 @@ def figures(
     achieved = flops / seconds / 1e12 if seconds > 0 else None
     roof, bound = device.roof(device.peak_tflops(dtype, category), intensity)
     return {
-        "arithmetic_intensity": _round(intensity),
-        "achieved_tflops": _round(achieved),
-        "achieved_tbps": _round(bytes_ / seconds / 1e12) if bytes_ and seconds > 0 else None,
-        "roof_tflops": _round(roof),
-        "pct_of_roof": _round(achieved / roof) if achieved is not None and roof else None,
+        "arithmetic_intensity": round_figure(intensity),
+        "achieved_tflops": round_figure(achieved),
+        "achieved_tbps": round_figure(bytes_ / seconds / 1e12) if bytes_ and seconds > 0 else None,
+        "roof_tflops": round_figure(roof),
+        "pct_of_roof": round_figure(achieved / roof) if achieved is not None and roof else None,
         "bound": bound,
     }
 
 
-def _round(value: float | None, digits: int = 6) -> float | None:
+def round_figure(value: float | None, digits: int = 6) -> float | None:
     return None if value is None else float(f"{value:.{digits}g}")
 
 
@@ -140,8 +140,8 @@ def _row(
         "dtype": dtype,
         "category": category,
         "calls": n,
-        "gflops_per_call": _round(flops / n / 1e9),
-        "gbytes_per_call": _round(known_bytes / n / 1e9) if known_bytes is not None else None,
+        "gflops_per_call": round_figure(flops / n / 1e9),
+        "gbytes_per_call": round_figure(known_bytes / n / 1e9) if known_bytes is not None else None,
         "time_us": round(time_ns / 1000.0, 3),
         **figures(device, flops, known_bytes, time_ns, dtype, category),
         "longest_call_ns": [int(ev["start_ns"][event]), int(ev["end_ns"][event])],

@@ -17,6 +17,7 @@ import numpy as np
 
 from mindinsight_profiler.analysis.perf.call_time import call_time_ns, has_device_work, recomputed
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES
+from mindinsight_profiler.analysis.perf.kernel_rows import kernel_rows
 from mindinsight_profiler.analysis.perf.op_work import COUNTED, INSIDE, OpWork, op_work
 from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, figures, grouped_rows
 from mindinsight_profiler.analysis.perf.roofline import Device, device_answer, find_device
@@ -28,6 +29,7 @@ from mindinsight_profiler.model.trace import Trace
 #: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
 MAX_SHAPE_ROWS = 500
 MAX_UNKNOWN_ROWS = 100
+MAX_KERNEL_ROWS = 200
 #: A call below this share of its roof counts toward `low_roof_share`.
 LOW_ROOF = 0.2
 
@@ -58,6 +60,7 @@ def perf_model_section(
         "operators": grouped_rows(trace, work, calls, known, False, device),
         "shapes": shapes[:MAX_SHAPE_ROWS],
         "shape_count": len(shapes),
+        "kernels": kernel_rows(trace, work, calls, device)[:MAX_KERNEL_ROWS],
         "unknown": [
             {
                 "name": name,

@@ -36,7 +36,8 @@ class PerfDevice(Record, frozen=True, kw_only=True):
 
 
 class PerfRow(Record, frozen=True, kw_only=True):
-    """One operator (`input_shapes` ""), or one operator at one input-shape signature."""
+    """One operator (`input_shapes` ""), one operator at one input-shape signature, or one
+    kernel name (`analysis.perf.kernel_rows`)."""
 
     name: str
     input_shapes: str  # Kineto's `Input Dims` text ("" on rows by name)
@@ -118,4 +119,5 @@ class PerfModel(Record, frozen=True, kw_only=True):
     operators: list[PerfRow]  # by name: every call with known work, its own time
     shapes: list[PerfRow]  # by name + shapes: counted calls only (the roofline's points)
     shape_count: int  # rows before `shapes` was cut
+    kernels: list[PerfRow]  # by kernel name: kernels that are the only one of a counted call
     unknown: list[PerfUnknown]
