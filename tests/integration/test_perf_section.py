@@ -235,3 +235,40 @@ def test_kernel_rows_take_the_work_of_a_call_they_are_alone_in(tmp_path: Path) -
     two = read_trace(write_trace(tmp_path / "k.pt.trace.json", events, deviceProperties=[H100]))
     assert _section(two)["kernels"] == []
     assert _section(two)["shapes"][0]["time_us"] == 35  # the call's time counts both
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+        "hta/trace_diff/control",
+        "hta/amd_trace",
+    ],
+)
+def test_real_traces_add_up(relative: str) -> None:
+    """On real traces: the parts add up to no more than the whole, and every row is sane."""
+    from mindinsight_profiler.formats.discovery import discover
+    from tests.conftest import shared
+
+    run = discover(shared(relative))[0]
+    file = run.files[0]
+    section = _section(read_trace(file.path, file.format, file.worker))
+    totals = section["totals"]
+    categories = section["categories"]
+    device_us = totals["device_us"]
+    assert sum(c["time_us"] for c in categories) == pytest.approx(device_us, rel=1e-6)
+    assert sum(c["time_share"] for c in categories) == pytest.approx(1.0, rel=1e-6)
+    counted = sum(
+        c["time_us"] for c in categories if c["category"] not in ("communication", "other")
+    )
+    assert sum(r["time_us"] for r in section["shapes"]) <= counted * (1 + 1e-9)
+    assert sum(k["time_us"] for k in section["kernels"]) <= counted * (1 + 1e-9)
+    for row in section["shapes"] + section["operators"] + section["kernels"]:
+        assert row["gflops_per_call"] >= 0 and row["time_us"] >= 0, row
+        assert row["pct_of_roof"] is None or row["pct_of_roof"] >= 0
+        start, end = row["longest_call_ns"]
+        assert end >= start
+    for step in section["steps"]:
+        assert step["model_gflops"] <= step["hardware_gflops"] <= step["total_gflops"]
+        assert step["mfu"] is None or 0 <= step["mfu"] <= 1
+    assert 0 <= totals["low_roof_share"] <= 1

@@ -18,7 +18,7 @@ import numpy as np
 from mindinsight_profiler.analysis.perf.call_time import call_time_ns, has_device_work, recomputed
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES
 from mindinsight_profiler.analysis.perf.kernel_rows import kernel_rows
-from mindinsight_profiler.analysis.perf.op_work import COUNTED, INSIDE, OpWork, op_work
+from mindinsight_profiler.analysis.perf.op_work import COUNTED, OpWork, op_work
 from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, figures, grouped_rows
 from mindinsight_profiler.analysis.perf.roofline import Device, device_answer, find_device
 from mindinsight_profiler.analysis.perf.specs import DeviceSpec
@@ -46,7 +46,9 @@ def perf_model_section(
     calls = CallFigures.of(work, call_time_ns(trace, work))
     summary = summarise(trace, work, with_steps=False)
     counted = np.flatnonzero(work.status == COUNTED)
-    known = np.flatnonzero((work.status == COUNTED) | (work.status == INSIDE))
+    # every call whose work is known, counted or inside a counted one (an unknown call
+    # inside a counted one is INSIDE too, and has no figures)
+    known = np.flatnonzero(work.known()[work.result]) if len(work.results) else counted
     shapes = grouped_rows(trace, work, calls, counted, True, device)
     step_rows = _steps(trace, work, calls, steps, device)
     base_ns = summary.host_self_ns if on_host else summary.device_ns
@@ -209,7 +211,8 @@ def _categories(
             ),
         })  # fmt: skip
     if not on_host:
-        other = summary.device_ns - summary.covered_device_ns - summary.communication_ns
+        # what no counted call's compute covers, so that the rows add up to the device time
+        other = summary.device_ns - summary.communication_ns - int(calls.time_ns[counted].sum())
         for name, ns in (("communication", summary.communication_ns), ("other", other)):
             if ns > 0:
                 out.append({
