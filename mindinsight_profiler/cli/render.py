@@ -78,6 +78,7 @@ def render(report: dict[str, Any], top: int = 20) -> str:
                 f"est. SM efficiency {_pct(d['sm_efficiency'])}, "
                 f"est. achieved occupancy {_pct(d['occupancy'])}"
             )
+    out += _perf(report.get("perf_model"), min(top, 10))
     ops = report["operators"][:top]
     out += [
         "",
@@ -112,6 +113,39 @@ def render(report: dict[str, Any], top: int = 20) -> str:
             ],
         )  # fmt: skip
     return "\n".join(out) + "\n"
+
+
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f}%"
+
+
+def _perf(model: dict[str, Any] | None, top: int) -> list[str]:
+    """MFU, the device it is measured against, and the costliest shapes on the roofline."""
+    if not model:
+        return []
+    t = model["totals"]
+    device = model["device"]["name"] or "unknown device"
+    out = ["", f"Performance model ({device}; docs/perf-model.md)"]
+    if model["unavailable"]:
+        out.append(f"  no peak figures: {model['unavailable']}")
+    out.append(
+        f"  MFU {_share(t['mfu'])}, HFU {_share(t['hfu'])}; {t['gflops']:,.1f} GFLOP counted, "
+        f"covering {_share(t['covered_share'])} of {t['time_base']} time; "
+        f"below 20% of roof: {_share(t['low_roof_share'])}"
+    )
+    rows = model["shapes"][:top]
+    if rows:
+        out += _table(
+            ["Operator (by input shapes)", "Calls", "Time", "GFLOP/call", "TFLOPS", "% of roof",
+             "Bound"],
+            [
+                [_clip(r["name"] + " " + r["input_shapes"], 70), str(r["calls"]),
+                 _fmt_us(r["time_us"]), f"{r['gflops_per_call']:.3g}", _num(r["achieved_tflops"]),
+                 _share(r["pct_of_roof"]), r["bound"] or "-"]
+                for r in rows
+            ],
+        )  # fmt: skip
+    return out
 
 
 def _pct(v: float | None) -> str:
