@@ -39,7 +39,9 @@ def model_of(server: Server, rid: str) -> dict[str, Any]:
 
 def drawable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows a log-log chart can place (as `plottable` in roofline.ts)."""
-    return [r for r in rows if (r["arithmetic_intensity"] or 0) > 0 and (r["achieved_tflops"] or 0) > 0]
+    return [
+        r for r in rows if (r["arithmetic_intensity"] or 0) > 0 and (r["achieved_tflops"] or 0) > 0
+    ]
 
 
 def share_text(share: float | None) -> str:
@@ -53,14 +55,20 @@ def sig_text(n: float) -> str:
     return f"{float(f'{n:.3g}'):g}"
 
 
+def settle(tab: Tab) -> None:
+    """Until every loading mask has faded: one over the chart takes its clicks, and the
+    advisor loads beside the page."""
+    expect(tab.page.locator(".el-loading-mask")).to_have_count(0)
+
+
 def wait_points(tab: Tab, n: int) -> None:
     expect(tab.page.locator(f"{CHART} .echart[data-rendered=true]")).to_have_count(1)
     expect(tab.page.locator(CHART)).to_have_attribute("data-points", str(n))
+    settle(tab)
 
 
 def shot(tab: Tab, name: str) -> None:
-    """A screenshot once every loading mask has faded (the advisor loads beside the page)."""
-    expect(tab.page.locator(".el-loading-mask")).to_have_count(0)
+    settle(tab)
     tab.shot(name)
 
 
@@ -84,7 +92,9 @@ def pixels(tab: Tab, rows: list[dict[str, Any]]) -> list[tuple[float, float]]:
     for r in rows:
         fx = (math.log10(r["arithmetic_intensity"]) - x0) / (x1 - x0)
         fy = (math.log10(r["achieved_tflops"]) - y0) / (y1 - y0)
-        out.append((box["x"] + GRID["left"] + fx * width, box["y"] + GRID["top"] + (1 - fy) * height))
+        out.append(
+            (box["x"] + GRID["left"] + fx * width, box["y"] + GRID["top"] + (1 - fy) * height)
+        )
     return out
 
 
@@ -110,12 +120,18 @@ def test_kineto_roofline_filters_and_opens_the_timeline(dashboard: Dashboard, ta
     page.goto(dashboard.run_url("kineto_gpu", "roofline"))
     wait_points(tab, len(points))
     expect(page.locator("[data-test=roofline-count]")).to_have_text(f"{len(points)} points")
-    expect(page.locator("[data-test=not-plotted]")).to_contain_text(f": {len(rows) - len(points)} with no FLOPs")
+    expect(page.locator("[data-test=not-plotted]")).to_contain_text(
+        f": {len(rows) - len(points)} with no FLOPs"
+    )
     expect(page.locator("[data-test=perf-device-name]")).to_contain_text("V100")
-    expect(page.locator("[data-test=perf-mfu] .stat-value")).to_have_text(share_text(model["totals"]["mfu"]))
+    expect(page.locator("[data-test=perf-mfu] .stat-value")).to_have_text(
+        share_text(model["totals"]["mfu"])
+    )
     above = [r for r in rows if (r["pct_of_roof"] or 0) > 1]
     assert above  # cuDNN's Winograd convolutions on this trace
-    expect(page.locator("[data-test=above-roof]")).to_contain_text(f"{len(above)} point(s) above 100 %")
+    expect(page.locator("[data-test=above-roof]")).to_contain_text(
+        f"{len(above)} point(s) above 100 %"
+    )
     steps = page.locator("[data-test=perf-steps] [data-test=step-mfu]")
     expect(steps).to_have_count(len(model["steps"]))
     expect(steps.first).to_have_text(share_text(model["steps"][0]["mfu"]))
@@ -167,7 +183,9 @@ def test_overview_mfu_card_and_operator_flops(dashboard: Dashboard, tab: Tab) ->
     expect(card.locator("[data-test=mfu-value]")).to_have_text(share_text(perf["mfu"]))
     expect(card.locator("[data-test=hfu-value]")).to_contain_text(share_text(perf["hfu"]))
     expect(card.locator("[data-test=mfu-device]")).to_contain_text("V100")
-    expect(card.locator("[data-test=mfu-covered]")).to_contain_text(share_text(perf["covered_share"]))
+    expect(card.locator("[data-test=mfu-covered]")).to_contain_text(
+        share_text(perf["covered_share"])
+    )
     shot(tab, "overview-kineto_gpu-mfu")
     card.locator("[data-test=mfu-open]").click()
     page.wait_for_url(re.compile(r"/roofline"))

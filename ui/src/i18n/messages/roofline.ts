@@ -9,7 +9,7 @@ const en = {
   chart: {
     title: 'Operators on the roofline',
     hint: 'One point per operator and input shapes; its area grows with its time. Click a point to open its longest call on the timeline.',
-    roofHint: "The lines are the device's roofs, min(peak, bandwidth × intensity), at the peaks these points are measured against.",
+    roofHint: 'The lines are the device’s roofs, min(peak, bandwidth × intensity), at the peaks these points are measured against.',
     x: 'Arithmetic intensity (FLOPs/byte)',
     y: 'Achieved TFLOPS',
     roof: '{key} roof · {peak} TFLOPS',
@@ -54,8 +54,8 @@ const en = {
     bandwidth: 'Memory bandwidth',
     sources: 'Sources',
     warnings: 'Caveats',
-    unavailable: "No roofline: the device's peaks are unknown",
-    unavailableHint: "Roofs, % of roof, MFU and HFU need the device's peaks, so they show –; FLOPs, bytes and achieved rates are still measured. Name the device with --device-spec NAME (or a spec file) on mindinsight analyse, advise or start.",
+    unavailable: 'No roofline: the device’s peaks are unknown',
+    unavailableHint: 'Roofs, % of roof, MFU and HFU need the device’s peaks, so they show –; FLOPs, bytes and achieved rates are still measured. Name the device with --device-spec NAME (or a spec file) on mindinsight analyse, advise or start.',
   },
   totals: {
     title: 'Totals',
@@ -73,7 +73,7 @@ const en = {
     gbytes: 'GB moved',
     calls: 'Calls counted',
     unknownCalls: '{n} not modelled',
-    hostTime: "This trace has no device time: times are the operators' host self times.",
+    hostTime: 'This trace has no device time: times are the operators’ host self times.',
   },
   categories: {
     title: 'By category',
@@ -137,9 +137,9 @@ const en = {
   opCols: {
     group: 'Work (model)',
     gflops: 'GFLOPs/call',
-    gflopsHint: "FLOPs per call from the recorded input shapes (the Roofline page lists the formulas' coverage); – where the operator is not modelled.",
+    gflopsHint: 'FLOPs per call from the recorded input shapes (the Roofline page lists the formulas’ coverage); – where the operator is not modelled.',
     tflops: 'TFLOPS',
-    tflopsHint: "FLOPs over the operator's own device time.",
+    tflopsHint: 'FLOPs over the operator’s own device time.',
     pctOfRoof: '% of roof',
     pctOfRoofHint: 'Achieved over the roofline at its arithmetic intensity; – without a known device.',
   },
