@@ -8,6 +8,7 @@ a Flask test client over `create_app` asks the API, which reads only that cache.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import re
@@ -215,6 +216,29 @@ def test_cluster_diff_and_advice_equal_the_cli(api: Api) -> None:
         assert windows > 0 or key != "kineto"  # the GPU run's idle gaps are time ranges
     high = without_windows(api.get("kineto", "advice", min_severity="high")["advice"])["findings"]
     assert high == [f for f in api.advice["kineto"]["findings"] if f["severity"] == "high"]
+
+
+def test_perf_model_is_the_cli_section_with_windows_from_the_origin(api: Api) -> None:
+    """The rows' longest calls come relative to the timeline's origin (a browser's doubles
+    cannot hold epoch ns, and the timeline's times start there); the rest is the CLI's."""
+    for key in RUNS:
+        cli = copy.deepcopy(api.cli[key, WORKERS[key][0]]["perf_model"])  # shared: popped
+        served = api.get(key, "perf-model", worker=WORKERS[key][0])["data"]
+        if cli is None:
+            assert served is None, key
+            continue
+        file = discover(api.folder[key])[0].select()
+        index = load_timeline(file.path, Workspace(api.ws), None, file.format, file.worker)[1]
+        origin = int(index["timeline_meta"]["origin_ns"][0])
+        moved = 0
+        for table in ("operators", "shapes"):
+            for row, mine in zip(served[table], cli[table], strict=True):
+                start, end = row.pop("longest_call_ns")
+                assert [start + origin, end + origin] == mine.pop("longest_call_ns"), key
+                assert 0 <= start <= end, (key, row["name"])
+                moved += 1
+        assert served == cli, key
+        assert moved > 0 or key != "kineto"
 
 
 @pytest.mark.parametrize("key", list(RUNS))

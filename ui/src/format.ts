@@ -52,3 +52,14 @@ export function formatNumber(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–'
   return n.toFixed(digits)
 }
+
+/**
+ * `digits` significant digits, for figures spanning decades (GFLOPs per call from 1e-5 to
+ * 1e3): 6.58, 0.00367, 4,715 (large values grouped, never in exponent form).
+ */
+export function formatSig(n: number | null | undefined, digits = 3): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–'
+  if (n === 0) return '0'
+  if (Math.abs(n) >= 10 ** digits) return GROUPED.format(n)
+  return String(Number(n.toPrecision(digits)))
+}

@@ -20,6 +20,7 @@ export const RUN_PAGES: RunPage[] = [
   { name: 'step-trace', path: 'step-trace', label: 'common.nav.stepTrace', component: () => import('@/pages/StepTracePage.vue') },
   { name: 'operators', path: 'operators', label: 'common.nav.operators', component: () => import('@/pages/OperatorsPage.vue') },
   { name: 'kernels', path: 'kernels', label: 'common.nav.kernels', component: () => import('@/pages/KernelsPage.vue') },
+  { name: 'roofline', path: 'roofline', label: 'common.nav.roofline', component: () => import('@/pages/RooflinePage.vue') },
   { name: 'data-pipeline', path: 'data-pipeline', label: 'common.nav.dataPipeline', component: () => import('@/pages/DataPipelinePage.vue') },
   { name: 'memory', path: 'memory', label: 'common.nav.memory', component: () => import('@/pages/MemoryPage.vue') },
   { name: 'communication', path: 'communication', label: 'common.nav.communication', component: () => import('@/pages/CommunicationPage.vue') },

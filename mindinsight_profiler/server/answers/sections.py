@@ -113,7 +113,10 @@ class DynamicShapeAnswer(Where, frozen=True, kw_only=True):
 
 
 class PerfModelAnswer(Where, frozen=True, kw_only=True):
-    """`/runs/<run>/perf-model`: FLOPs, roofline and MFU (null without operator calls)."""
+    """`/runs/<run>/perf-model`: FLOPs, roofline and MFU (null without operator calls).
+
+    The report's section, but each row's `longest_call_ns` is relative to the timeline's
+    origin (as every time the API serves), so it opens as a timeline window."""
 
     data: PerfModel | None
 

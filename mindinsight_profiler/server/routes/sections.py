@@ -118,8 +118,21 @@ def dynamic_shape(run: str, p: dict[str, Any]) -> dict[str, Any]:
 @endpoint(bp, "/runs/<run>/perf-model", schemas.Query, schemas.Section)
 def perf_model(run: str, p: dict[str, Any]) -> dict[str, Any]:
     """FLOPs and bytes per operator, the roofline, MFU per step and the device used (null
-    for inputs without operator calls)."""
-    return _section(run, p, "perf_model")
+    for inputs without operator calls); each row's longest call from the timeline's origin."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    section = access.report(target).get("perf_model")
+    if section:
+        zero = access.origin_ns(target)
+        section = {**section, **{k: [_from_origin(r, zero) for r in section[k]]
+                                 for k in ("operators", "shapes")}}  # fmt: skip
+    return {**target.where(), "data": section}
+
+
+def _from_origin(row: dict[str, Any], zero: int) -> dict[str, Any]:
+    """The row with `longest_call_ns` relative to the timeline's origin, as every time the
+    API serves (the report's are absolute: epoch nanoseconds do not survive a browser's
+    doubles, and the timeline takes times from its origin). A new dict: the report is shared."""
+    return {**row, "longest_call_ns": [t - zero for t in row["longest_call_ns"]]}
 
 
 @endpoint(bp, "/runs/<run>/mindspore-flops", schemas.Query, schemas.Section)

@@ -17,13 +17,14 @@ import { communication } from './messages/communication'
 import { modules } from './messages/modules'
 import { diff } from './messages/diff'
 import { timeline } from './messages/timeline'
+import { roofline } from './messages/roofline'
 
 export type Locale = 'en' | 'zh'
 export const LOCALES: Locale[] = ['en', 'zh']
 
 const areas = {
   common, runs, overview, advisor, stepTrace, operators, kernels, dataPipeline, memory,
-  communication, modules, diff, timeline,
+  communication, modules, diff, timeline, roofline,
 }
 type Areas = typeof areas
 type Tree = { [key: string]: string | Tree }

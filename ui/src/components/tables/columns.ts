@@ -4,9 +4,9 @@
  * rest" of the column the table is sorted by. Pure; the pages choose which columns to show.
  */
 import type { MessageKey } from '@/i18n'
-import { formatBytes, formatCount, formatNumber, formatPct, formatShare, formatUs } from '@/format'
+import { formatBytes, formatCount, formatNumber, formatPct, formatShare, formatSig, formatUs } from '@/format'
 
-export type CellKind = 'text' | 'us' | 'count' | 'share' | 'pct' | 'number' | 'bool' | 'bytes' | 'pipes'
+export type CellKind = 'text' | 'us' | 'count' | 'share' | 'pct' | 'number' | 'sig' | 'bool' | 'bytes' | 'pipes'
 
 export interface Column {
   key: string
@@ -54,6 +54,8 @@ export function formatCell(kind: CellKind, value: unknown): string {
       return formatPct(Number(value))
     case 'number':
       return formatNumber(Number(value))
+    case 'sig':
+      return formatSig(Number(value))
     case 'bytes':
       return formatBytes(Number(value))
     case 'pipes':

@@ -1,0 +1,20 @@
+/**
+ * Where a roofline row leads: its longest call on the timeline (the window the advisor's
+ * time ranges open, through the same `evidenceRoute`), or its calls on the Operators page
+ * (that name only). Pure, unit-tested.
+ */
+import type { RouteLocationRaw } from 'vue-router'
+import type { PerfRow } from '@/api/perf'
+import { evidenceRoute } from '@/evidence'
+
+/** The timeline around the row's longest call (ns from the trace's origin); null without one. */
+export function timelineRoute(row: PerfRow, runId: string, carry: Record<string, string>): RouteLocationRaw | null {
+  const [start, end] = row.longest_call_ns
+  if (typeof start !== 'number' || typeof end !== 'number' || end < start) return null
+  return evidenceRoute({ kind: 'time_range', label: row.name, page: 'timeline', window_ns: [start, end] }, runId, carry)
+}
+
+/** The Operators page searched for exactly this name (its row by name, and its calls). */
+export function operatorRoute(row: PerfRow, runId: string, carry: Record<string, string>): RouteLocationRaw | null {
+  return evidenceRoute({ kind: 'operator', label: row.name, name: row.name, page: 'operators' }, runId, carry)
+}
