@@ -231,7 +231,7 @@ def test_perf_model_is_the_cli_section_with_windows_from_the_origin(api: Api) ->
         index = load_timeline(file.path, Workspace(api.ws), None, file.format, file.worker)[1]
         origin = int(index["timeline_meta"]["origin_ns"][0])
         moved = 0
-        for table in ("operators", "shapes"):
+        for table in ("operators", "shapes", "kernels"):
             for row, mine in zip(served[table], cli[table], strict=True):
                 start, end = row.pop("longest_call_ns")
                 assert [start + origin, end + origin] == mine.pop("longest_call_ns"), key

@@ -124,7 +124,7 @@ def perf_model(run: str, p: dict[str, Any]) -> dict[str, Any]:
     if section:
         zero = access.origin_ns(target)
         section = {**section, **{k: [_from_origin(r, zero) for r in section[k]]
-                                 for k in ("operators", "shapes")}}  # fmt: skip
+                                 for k in ("operators", "shapes", "kernels")}}  # fmt: skip
     return {**target.where(), "data": section}
 
 
