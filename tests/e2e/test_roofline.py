@@ -301,7 +301,7 @@ def test_mindspore_flops_card(dashboard: Dashboard, tab: Tab) -> None:
 
 @pytest.fixture(scope="module")
 def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str]]:
-    """A CPU-only PyTorch trace: the device table holds accelerators, so no roof."""
+    """A CPU-only PyTorch trace: the operators ran on the host: no device, so no roof."""
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
@@ -339,7 +339,7 @@ def test_a_cpu_trace_says_why_there_is_no_roof(cpu_run: tuple[Server, str], tab:
     page.goto(f"{server.url}/runs/{rid}/overview")
     card = page.locator("[data-test=mfu-card]")
     expect(card.locator("[data-test=mfu-value]")).to_have_text("–")
-    expect(card.locator("[data-test=mfu-unavailable]")).to_contain_text("CPU-only")
+    expect(card.locator("[data-test=mfu-unavailable]")).to_contain_text("no device work")
     expect(card.locator("[data-test=hfu-value]")).to_have_count(0)
     shot(tab, "overview-torch_cpu-mfu")
     tab.assert_clean()
