@@ -1,8 +1,9 @@
 """Fixtures of the browser tests: Chromium (`browser`, `tab`) and a live dashboard.
 
 `dashboard` is the real `mindinsight start` on a free port over copies of three real runs
-from ../shared/data (a Kineto GPU run, an Ascend two-rank run, a MindSpore run), started
-once per session and waited on until every run is analysed.
+from ../shared/data (a Kineto GPU run, an Ascend two-rank run, a MindSpore run given the
+dynamic-shape and FLOPs files of MindSpore's profiler fixtures), started once per session
+and waited on until every run is analysed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ RUNS = {
     "ascend": "ascend_pytorch/level1",
     "mindspore/profiler": "mindspore_legacy/run_2/normal_run/profiler",
 }
-DYNAMIC_SHAPE = SHARED_DATA / "mindspore_legacy/profiler_fixtures/dynamic_shape_info_0.json"
+FIXTURES = SHARED_DATA / "mindspore_legacy/profiler_fixtures"
+DYNAMIC_SHAPE = FIXTURES / "dynamic_shape_info_0.json"
+#: MindSpore's own FLOPs files (rank 0 of the fixtures), given to the MindSpore run as rank 1's
+FLOPS_FILES = ("flops_summary_0.json", "flops_0.txt", "flops_scope_0.json")
 #: the run names as discovery reports them (a MindSpore profiler folder's run is its parent)
 RUN_NAMES = {"kineto_gpu": "kineto_gpu", "ascend": "ascend", "mindspore/profiler": "mindspore"}
 
@@ -47,7 +51,8 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
     if reason:
         pytest.skip(reason)
     missing = [rel for rel in RUNS.values() if not (SHARED_DATA / rel).exists()]
-    missing += [] if DYNAMIC_SHAPE.exists() else [str(DYNAMIC_SHAPE)]
+    extra = [DYNAMIC_SHAPE, *(FIXTURES / name for name in FLOPS_FILES)]
+    missing += [str(p) for p in extra if not p.exists()]
     if missing:
         pytest.skip(f"real data not available: {SHARED_DATA / missing[0]} (../shared/data)")
     base = tmp_path_factory.mktemp("dashboard-base")
@@ -56,6 +61,9 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
     # run_2 has no dynamic-shape file; the fixtures' real one (rank 0) joins it as rank 1's
     # so the dynamic-shape card is seen on real data (as the API drift test does)
     shutil.copy(DYNAMIC_SHAPE, base / "mindspore/profiler/dynamic_shape_info_1.json")
+    # and so do MindSpore's FLOPs files (run_2 has none), for the Roofline page's MindSpore card
+    for name in FLOPS_FILES:
+        shutil.copy(FIXTURES / name, base / "mindspore/profiler" / name.replace("_0.", "_1."))
     server = Server(base, tmp_path_factory.mktemp("dashboard-ws"))
     server.start("--reload-interval", "0")
     try:

@@ -2,10 +2,12 @@
 
 Kineto resnet50 on a V100: the chart draws one point per shape row of the API (and as many
 as the category filter leaves), the device card names the V100, a click on a point opens
-the timeline on that row's longest call, the overview's MFU card shows the API's MFU and
-the operator table joins the model's GFLOPs per call by name. A CPU-only PyTorch trace
-(no device known) says why there is no roof, and still draws its points. No console
-errors; screenshots in build/e2e-screenshots.
+the timeline on that row's longest call, the kernel table has the API's kernel rows, the
+overview's MFU card shows the API's MFU and the operator and kernel tables join the model's
+figures by name. The MindSpore run (with the FLOPs files of MindSpore's profiler fixtures,
+see conftest) has no model but shows MindSpore's own FLOPs as MindInsight did. A CPU-only
+PyTorch trace (no device known) says why there is no roof, and still draws its points. No
+console errors; screenshots in build/e2e-screenshots.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ def sig_text(n: float) -> str:
     """`formatSig` of ui/src/format.ts for values in [1e-3, 1e3)."""
     assert 1e-3 <= n < 1e3, n
     return f"{float(f'{n:.3g}'):g}"
+
+
+def figure_text(n: float | None) -> str:
+    """`formatFigure` of ui/src/components/perf/mindsporeFlops.ts (MindInsight's "--")."""
+    return "--" if n is None else f"{n:,.3f}".rstrip("0").rstrip(".")
 
 
 def settle(tab: Tab) -> None:
@@ -137,6 +144,21 @@ def test_kineto_roofline_filters_and_opens_the_timeline(dashboard: Dashboard, ta
     expect(steps.first).to_have_text(share_text(model["steps"][0]["mfu"]))
     page.locator("[data-test=perf-shapes] .el-table__body tr").first.wait_for()
     shot(tab, "roofline-kineto_gpu")
+    # the kernels that are a counted call's only kernel, as many as the API has
+    kernels = model["kernels"]
+    assert len(kernels) > 10  # more than a page
+    ktable = page.locator("[data-test=perf-kernels]")
+    expect(ktable.locator("[data-test=table-total]")).to_have_attribute(
+        "data-total", str(len(kernels))
+    )
+    expect(ktable.locator(".el-table__body tr")).to_have_count(10)
+    first = ktable.locator(".el-table__body tr").first
+    expect(first).to_contain_text(sig_text(kernels[0]["achieved_tflops"]))
+    expect(first.locator("[data-test=shape-kernel]")).to_have_attribute(
+        "href", re.compile(r"/kernels\?search=")
+    )
+    ktable.scroll_into_view_if_needed()
+    shot(tab, "roofline-kineto_gpu-kernels")
 
     # the category filter: fewer points, the URL holds it
     conv = [r for r in rows if r["category"] == "conv"]
@@ -210,6 +232,70 @@ def test_overview_mfu_card_and_operator_flops(dashboard: Dashboard, tab: Tab) ->
     row = table.locator(".el-table__body tr", has_text=other).first
     expect(row.locator("td").nth(-1)).to_have_text("–")
     expect(row.locator("td").nth(-3)).to_have_text("–")
+
+    # the kernel table by name: the model's kernel rows joined by the kernel's name
+    kernel = next(
+        r
+        for r in model["kernels"]
+        if len(r["name"]) <= 198 and min(r["achieved_tflops"] or 0, r["gflops_per_call"]) >= 1e-3
+    )
+    page.goto(dashboard.run_url("kineto_gpu", "kernels", f'search="{kernel["name"]}"'))
+    table = page.locator("[data-test=kernels-table]")
+    expect(table.locator("[data-test=table-total]")).to_have_attribute("data-total", "1")
+    expect(table.locator(".el-table__header")).to_contain_text("TFLOPS")
+    row = table.locator(".el-table__body tr").first
+    expect(row.locator("td").nth(-2)).to_have_text(sig_text(kernel["achieved_tflops"]))
+    expect(row.locator("td").nth(-3)).to_have_text(sig_text(kernel["gflops_per_call"]))
+    table.locator(".el-scrollbar__wrap").first.evaluate("e => { e.scrollLeft = e.scrollWidth }")
+    shot(tab, "kernels-kineto_gpu-flops")
+    tab.assert_clean()
+
+
+def test_mindspore_flops_card(dashboard: Dashboard, tab: Tab) -> None:
+    rid = dashboard.ids["mindspore"]
+    server = dashboard.server
+    assert server.get(f"/api/v1/runs/{rid}/perf-model")["data"] is None
+    flops = server.get(f"/api/v1/runs/{rid}/mindspore-flops")["data"]
+    assert flops is not None and flops["summary"] is not None and flops["scope"] is not None
+    summary = flops["summary"]
+    page = tab.page
+    page.goto(dashboard.run_url("mindspore", "roofline"))
+    card = page.locator("[data-test=mindspore-flops]")
+    expect(card.locator("[data-test=ms-flops-mflops] .stat-value")).to_have_text(
+        figure_text(summary["mflops"])
+    )
+    expect(card.locator("[data-test=ms-flops-gflops_per_second] .stat-value")).to_have_text(
+        figure_text(summary["gflops_per_second"])
+    )
+    expect(card.locator("[data-test=ms-flops-utilization_percent] .stat-value")).to_have_text(
+        figure_text(summary["utilization_percent"])
+    )
+    # a MindSpore 1.x summary has no cube/vector parts: MindInsight's "--"
+    assert summary["cube_mflops"] is None
+    expect(card.locator("[data-test=ms-flops-cube_mflops] .stat-value")).to_have_text("--")
+    # no model, but something to show: not the empty state
+    expect(page.locator("[data-state=empty]")).to_have_count(0)
+    expect(page.locator("[data-test=roofline-card]")).to_have_count(0)
+    rows = card.locator("[data-test=ms-flops-ops] .el-table__body tr")
+    expect(rows).to_have_count(len(flops["ops"]))
+    expect(rows.first).to_contain_text(flops["ops"][0]["name"])
+    expect(rows.first).to_contain_text(figure_text(flops["ops"][0]["mflops"]))
+    scope = card.locator("[data-test=ms-flops-scope]")
+    expect(scope).to_have_attribute("data-nodes", str(len(flops["scope"]["nodes"])))
+    expect(scope).to_have_attribute("data-links", str(len(flops["scope"]["links"])))
+    expect(scope.locator(".echart[data-rendered=true]")).to_have_count(1)
+    shot(tab, "roofline-mindspore-flops")
+    # the root's node, at the chart's left edge, says its MFLOPs (all its flows) on hover
+    total = sum(link["value"] for link in flops["scope"]["links"] if link["source"] == "Total")
+    assert total > 0
+    scope.scroll_into_view_if_needed()
+    settle(tab)
+    box = scope.locator("canvas").first.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 40, box["y"] + box["height"] / 2)
+    page.mouse.move(box["x"] + 16, box["y"] + box["height"] / 2, steps=4)
+    expect(scope).to_contain_text(f"{figure_text(total)} MFLOPs")
+    shot(tab, "roofline-mindspore-flops-scope")
     tab.assert_clean()
 
 

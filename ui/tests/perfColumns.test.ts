@@ -24,6 +24,16 @@ describe('FLOPs columns of the operator table', () => {
       .toEqual(['–', '–', '–'])
   })
 
+  it('joins the kernel rows with hints of their own', () => {
+    const hints = (rows: 'operators' | 'kernels') => flatColumns(perfColumns(rows)).map((c) => c.hint)
+    expect(flatColumns(perfColumns('kernels')).map((c) => c.key)).toEqual(flatColumns(perfColumns()).map((c) => c.key))
+    expect(hints('kernels').slice(0, 2)).toEqual(['roofline.kernelCols.gflopsHint', 'roofline.kernelCols.tflopsHint'])
+    expect(hints('operators').slice(0, 2)).toEqual(['roofline.opCols.gflopsHint', 'roofline.opCols.tflopsHint'])
+    const kernel = 'void implicit_convolve_sgemm<float>(int)'
+    const joined = joinPerf([{ name: kernel, total_us: 3 }], byName([row({ name: kernel, achieved_tflops: 9.08 })]))
+    expect(joined[0].achieved_tflops).toBe(9.08)
+  })
+
   it('reads figures over decades with three significant digits', () => {
     expect([6.57667, 0.00367002, 4714.65, 161.858, 0, 1.68076].map((n) => formatSig(n)))
       .toEqual(['6.58', '0.00367', '4,715', '162', '0', '1.68'])

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PerfDevice, PerfRow } from '@/api/perf'
-import { operatorRoute, timelineRoute } from '@/components/perf/perfLinks'
+import { kernelRoute, operatorRoute, timelineRoute } from '@/components/perf/perfLinks'
 import {
   axisRanges, categoryColour, decades, escapeHtml, filterRows, optionsBy, parseList, peakKey, plottable,
   roofLines, sortRows, symbolSize,
@@ -180,5 +180,18 @@ describe('links of a row', () => {
     })
     expect(timelineRoute(row({ longest_call_ns: [] }), 'run', {})).toBeNull()
     expect(operatorRoute(r, 'run', {})).toEqual({ name: 'operators', params: { run: 'run' }, query: { search: '"aten::mm"' } })
+  })
+
+  it('opens a kernel on the Kernels page: its exact name, or the start of one longer than a search', () => {
+    expect(kernelRoute(row({ name: 'volta_sgemm_128x64_nn' }), 'run', { worker: 'w' })).toEqual({
+      name: 'kernels', params: { run: 'run' }, query: { worker: 'w', search: '"volta_sgemm_128x64_nn"' },
+    })
+    const long = `void at::native::vectorized_elementwise_kernel<4, ${'x'.repeat(300)}>(int)`
+    const search = (kernelRoute(row({ name: long }), 'run', {}) as { query: { search: string } }).query.search
+    expect(search).toHaveLength(200)
+    expect(long.startsWith(search)).toBe(true)
+    // 198 characters and the quotes fit exactly
+    const fits = 'k'.repeat(198)
+    expect((kernelRoute(row({ name: fits }), 'run', {}) as { query: { search: string } }).query.search).toBe(`"${fits}"`)
   })
 })

@@ -1,5 +1,5 @@
 /** ECharts with only the charts and components the dashboard uses (keeps the bundle small). */
-import { BarChart, GraphChart, HeatmapChart, LineChart, PieChart, ScatterChart } from 'echarts/charts'
+import { BarChart, GraphChart, HeatmapChart, LineChart, PieChart, SankeyChart, ScatterChart } from 'echarts/charts'
 import {
   DataZoomComponent,
   GridComponent,
@@ -15,7 +15,7 @@ import * as echarts from 'echarts/core'
 import { CanvasRenderer } from 'echarts/renderers'
 
 echarts.use([
-  BarChart, GraphChart, HeatmapChart, LineChart, PieChart, ScatterChart,
+  BarChart, GraphChart, HeatmapChart, LineChart, PieChart, SankeyChart, ScatterChart,
   DataZoomComponent, GridComponent, LegendComponent, MarkAreaComponent, MarkLineComponent,
   TitleComponent, ToolboxComponent, TooltipComponent, VisualMapComponent, CanvasRenderer,
 ])

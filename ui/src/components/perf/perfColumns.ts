@@ -1,7 +1,8 @@
 /**
- * The Operators page's FLOPs columns (by-name grouping): GFLOPs per call, achieved TFLOPS
- * and % of roof, joined by operator name from the performance model's `operators` rows
- * (fetched once per worker), '–' where the operator has no model. Pure parts unit-tested.
+ * The FLOPs columns of the Operators and Kernels pages (by-name grouping): GFLOPs per call,
+ * achieved TFLOPS and % of roof, joined by name from the performance model's `operators`
+ * or `kernels` rows (fetched once per worker), '–' where the name has no row (a kernel has
+ * one only where it is the only kernel of counted operator calls). Pure parts unit-tested.
  */
 import { computed, type ComputedRef } from 'vue'
 import type { PerfModelAnswer, PerfRow } from '@/api/perf'
@@ -14,12 +15,22 @@ export interface PerfFields {
   pct_of_roof: number | null
 }
 
-export function perfColumns(): ColumnSpec[] {
+/** Which of the model's row lists a page joins. */
+export type PerfRows = 'operators' | 'kernels'
+
+export function perfColumns(rows: PerfRows = 'operators'): ColumnSpec[] {
+  const kernels = rows === 'kernels'
   return [{
     label: 'roofline.opCols.group',
     children: [
-      { key: 'gflops_per_call', label: 'roofline.opCols.gflops', kind: 'sig', width: 96, hint: 'roofline.opCols.gflopsHint' },
-      { key: 'achieved_tflops', label: 'roofline.opCols.tflops', kind: 'sig', width: 80, hint: 'roofline.opCols.tflopsHint' },
+      {
+        key: 'gflops_per_call', label: 'roofline.opCols.gflops', kind: 'sig', width: 96,
+        hint: kernels ? 'roofline.kernelCols.gflopsHint' : 'roofline.opCols.gflopsHint',
+      },
+      {
+        key: 'achieved_tflops', label: 'roofline.opCols.tflops', kind: 'sig', width: 80,
+        hint: kernels ? 'roofline.kernelCols.tflopsHint' : 'roofline.opCols.tflopsHint',
+      },
       { key: 'pct_of_roof', label: 'roofline.opCols.pctOfRoof', kind: 'share', width: 84, hint: 'roofline.opCols.pctOfRoofHint' },
     ],
   }]
@@ -43,8 +54,8 @@ export function joinPerf<Row extends object>(rows: Row[], model: Map<string, Per
   })
 }
 
-/** The model's rows by operator name for the page's worker (empty until and unless known). */
-export function usePerfByName(enabled: () => boolean): ComputedRef<Map<string, PerfRow>> {
+/** The model's rows (operators or kernels) by name for the page's worker (empty until and unless known). */
+export function usePerfByName(enabled: () => boolean, rows: PerfRows = 'operators'): ComputedRef<Map<string, PerfRow>> {
   const answer = useRunResource<PerfModelAnswer>('perf-model', () => (enabled() ? {} : null))
-  return computed(() => byName(answer.data.value?.data?.operators ?? []))
+  return computed(() => byName(answer.data.value?.data?.[rows] ?? []))
 }
