@@ -1,0 +1,95 @@
+"""The advisor against the labelled evaluation set (README.md): precision and recall.
+
+Every labelled input is advised through the real pipeline; its findings are scored against
+the label written before the rules were tuned. The report (per input: the findings judged
+false, the expected classes missed) is printed; the test fails when precision or recall
+falls below its floor. Issue 18's target is 95 % precision and 90 % recall; the floors are
+the figures the advisor reached when the labels were written, and only ever go up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mindinsight_profiler.formats.discovery import discover, pick_run
+from mindinsight_profiler.pipeline.advice import advise_file
+from mindinsight_profiler.store.cache import Workspace
+from tests.advisor.expert.scoring import (
+    Label,
+    Score,
+    class_of_rule,
+    classes,
+    labels,
+    problems,
+    score,
+    totals,
+)
+from tests.conftest import SHARED_DATA
+
+#: The figures reached when the labels were written; raise them as the advisor improves.
+FLOORS = {"precision": 0.0, "recall": 0.0}
+TARGET = {"precision": 0.95, "recall": 0.90}
+MIN_INPUTS = 25
+
+
+def test_labels_are_well_formed() -> None:
+    vocabulary = classes()
+    class_of_rule(vocabulary)  # a rule in two classes is an error
+    found = labels()
+    assert len({x.id for x in found}) == len(found), "label ids must be unique"
+    assert [p for x in found for p in problems(x, vocabulary)] == []
+
+
+def _input(label: Label, planted_dir: Path | None) -> Path | None:
+    if label.path.startswith("planted:"):
+        return planted_dir / label.path.split(":", 1)[1] if planted_dir else None
+    path = SHARED_DATA / label.path
+    return path if path.exists() else None
+
+
+def _advise(label: Label, path: Path, ws: Path) -> list[str]:
+    run = pick_run(discover(path), label.worker)
+    advice = advise_file(run.select(label.worker, label.span), run, Workspace(ws), ())
+    return [f.id for f in advice.findings]
+
+
+@pytest.fixture(scope="module")
+def scores(advisor_ws: Path, request: pytest.FixtureRequest) -> list[Score]:
+    found = labels()
+    planted_dir = None
+    if any(x.path.startswith("planted:") for x in found):
+        planted_dir = request.getfixturevalue("planted")
+    rule_class = class_of_rule(classes())
+    out = []
+    for label in found:
+        path = _input(label, planted_dir)
+        if path is not None:
+            out.append(score(label, _advise(label, path, advisor_ws), rule_class))
+    if not out:
+        pytest.skip("no labelled input is available (../shared/data missing)")
+    return out
+
+
+def _report(scores: list[Score]) -> str:
+    lines = []
+    for s in scores:
+        mark = "ok" if not s.false and not s.missed else "  "
+        lines.append(f"{mark} {s.label.id}: {len(s.true)} true, {len(s.false)} false, "
+                     f"{len(s.found)}/{len(s.label.expect)} expected found")  # fmt: skip
+        lines += [f"     false: {f}" for f in s.false]
+        lines += [f"     missed: {m}" for m in s.missed]
+    precision, recall = totals(scores)
+    lines.append(f"precision {precision}, recall {recall} over {len(scores)} inputs "
+                 f"(target {TARGET['precision']:.0%} / {TARGET['recall']:.0%})")  # fmt: skip
+    return "\n".join(lines)
+
+
+def test_precision_and_recall_do_not_fall(scores: list[Score]) -> None:
+    print("\n" + _report(scores))
+    precision, recall = totals(scores)
+    if len(scores) == len(labels()):
+        assert len(scores) >= MIN_INPUTS, f"the set needs at least {MIN_INPUTS} inputs"
+    assert precision is None or precision >= FLOORS["precision"], _report(scores)
+    assert recall is None or recall >= FLOORS["recall"], _report(scores)
