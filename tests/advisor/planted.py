@@ -14,6 +14,11 @@ torch.profiler and, with `--plant`, introduces exactly one problem:
   foreach           the optimizer built with foreach=True (multi-tensor kernels)
   manual_attention  attention written by hand: matmul -> softmax -> matmul
   zero_grad_memset  optimizer.zero_grad(set_to_none=False): gradients are memset every step
+  compile           torch.compile (Inductor) applied at the first profiled step: compilation
+                    (seconds) is inside the window, the later steps run the compiled model
+  elementwise_chain each block's output goes through eight unfused element-wise operators
+                    (the kind of chain a compiler fuses into one kernel)
+  fused_adam        Adam with fused=True (one fused kernel per step, not per-tensor updates)
 
 Usage: python -m tests.advisor.planted --plant NAME [NAME ...] --out DIR [--active N]
 Each trace is written as DIR/<plant>/<plant>.<pid>.pt.trace.json (tensorboard_trace_handler).
@@ -36,6 +41,9 @@ PLANTS = (
     "foreach",
     "manual_attention",
     "zero_grad_memset",
+    "compile",
+    "elementwise_chain",
+    "fused_adam",
 )
 
 
@@ -71,7 +79,10 @@ def build(plant: str):
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             x = x + self.attn(self.norm1(x))
-            return x + self.mlp(self.norm2(x))
+            x = x + self.mlp(self.norm2(x))
+            if plant == "elementwise_chain":  # eight element-wise ops, each its own pass
+                x = ((x * 1.01 + 0.1).tanh() * 0.5 + x).relu().neg().exp().sqrt()
+            return x
 
     class Classifier(nn.Module):
         def __init__(self, manual: bool) -> None:
@@ -88,6 +99,8 @@ def build(plant: str):
         model = model.double()  # the logits, and so the loss, are float64 as well
     if plant == "dataparallel":
         model = nn.DataParallel(model)
+    if plant == "fused_adam":
+        return model, torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)
     extra = {"foreach": True} if plant == "foreach" else {}
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, **extra)
     return model, optimizer
@@ -115,8 +128,11 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
         with_stack=True,
         with_modules=True,
     ) as prof:
+        forward = model
         for step in range(steps):
-            loss = torch.nn.functional.cross_entropy(model(tokens[step]), labels[step])
+            if plant == "compile" and step == 2:  # the first active step compiles
+                forward = torch.compile(model)
+            loss = torch.nn.functional.cross_entropy(forward(tokens[step]), labels[step])
             optimizer.zero_grad(set_to_none=plant != "zero_grad_memset")
             loss.backward()
             optimizer.step()
