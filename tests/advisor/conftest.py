@@ -32,3 +32,17 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if done.returncode != 0:
         raise RuntimeError(f"planted traces failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return out
+
+
+@pytest.fixture(scope="session")
+def planted_ranks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a real two-rank DDP (gloo, CPU) run whose rank 1 is slow on purpose
+    (tests/advisor/planted_ranks.py): `rank0.*.pt.trace.json`, `rank1.*.pt.trace.json`."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: planted-problem traces need a real torch run")
+    out = tmp_path_factory.mktemp("planted-ranks")
+    cmd = [sys.executable, "-m", "tests.advisor.planted_ranks", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return out

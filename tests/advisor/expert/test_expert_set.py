@@ -42,9 +42,11 @@ def test_labels_are_well_formed() -> None:
     assert [p for x in found for p in problems(x, vocabulary)] == []
 
 
-def _input(label: Label, planted_dir: Path | None) -> Path | None:
+def _input(label: Label, made: dict[str, Path]) -> Path | None:
+    if label.path == "planted-ranks":
+        return made.get("planted-ranks")
     if label.path.startswith("planted:"):
-        return planted_dir / label.path.split(":", 1)[1] if planted_dir else None
+        return made["planted"] / label.path.split(":", 1)[1] if "planted" in made else None
     path = SHARED_DATA / label.path
     return path if path.exists() else None
 
@@ -58,13 +60,15 @@ def _advise(label: Label, path: Path, ws: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def scores(advisor_ws: Path, request: pytest.FixtureRequest) -> list[Score]:
     found = labels()
-    planted_dir = None
+    made: dict[str, Path] = {}  # traces the tests make with real torch runs
     if any(x.path.startswith("planted:") for x in found):
-        planted_dir = request.getfixturevalue("planted")
+        made["planted"] = request.getfixturevalue("planted")
+    if any(x.path == "planted-ranks" for x in found):
+        made["planted-ranks"] = request.getfixturevalue("planted_ranks")
     rule_class = class_of_rule(classes())
     out = []
     for label in found:
-        path = _input(label, planted_dir)
+        path = _input(label, made)
         if path is not None:
             out.append(score(label, _advise(label, path, advisor_ws), rule_class))
     if not out:

@@ -1,0 +1,85 @@
+"""Real two-rank torch.profiler traces (DDP over gloo on the CPU) with one rank made slow.
+
+The cluster rules (a slow rank, collectives waiting for it) need runs of several ranks
+where the slow one is known. This trains the planted model of `planted.py` with
+DistributedDataParallel on two CPU processes; with `--slow-rank R`, rank R does an extra
+`time.sleep(--delay)` of host work in every step before its forward pass, so the other
+rank waits for it in every gradient all-reduce.
+
+Usage: python -m tests.advisor.planted_ranks --out DIR [--slow-rank 1] [--delay 0.015]
+Writes DIR/rank0.<pid>.pt.trace.json and DIR/rank1.<pid>.pt.trace.json (one run, two ranks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+WORLD = 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rank(rank: int, out: str, slow_rank: int, delay: float, port: int, active: int) -> None:
+    import torch
+    import torch.distributed as dist
+    from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+    from tests.advisor.planted import build
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model, _ = build("none")
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9, foreach=True)
+    steps = 2 + active
+    tokens = torch.randint(0, 500, (steps, 16, 32))
+    labels = torch.randint(0, 4, (steps, 16))
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
+        on_trace_ready=tensorboard_trace_handler(out, worker_name=f"rank{rank}"),
+        record_shapes=True,
+    ) as prof:
+        for step in range(steps):
+            if rank == slow_rank:
+                time.sleep(delay)  # host work only this rank does (untraced)
+            loss = torch.nn.functional.cross_entropy(ddp(tokens[step]), labels[step])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            prof.step()
+    dist.destroy_process_group()
+
+
+def run(out: Path, slow_rank: int = 1, delay: float = 0.015, active: int = 6) -> None:
+    import torch.multiprocessing as mp
+
+    out.mkdir(parents=True, exist_ok=True)
+    mp.spawn(_rank, args=(str(out), slow_rank, delay, _free_port(), active), nprocs=WORLD)
+    meta = {"world": WORLD, "slow_rank": slow_rank, "delay_s": delay, "active": active}
+    (out / "ranks.meta.json").write_text(json.dumps(meta))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--slow-rank", type=int, default=1, help="-1: no rank is slow")
+    ap.add_argument("--delay", type=float, default=0.015, help="seconds of extra host work")
+    ap.add_argument("--active", type=int, default=6)
+    a = ap.parse_args(argv)
+    run(a.out, a.slow_rank, a.delay, a.active)
+
+
+if __name__ == "__main__":
+    main()
