@@ -76,3 +76,16 @@ def test_misaligned_dims() -> None:
     assert misaligned_dims("[[2, 7, 12], [24, 12]]", "fp8_e4m3") == [12, 24]
     assert misaligned_dims("[[7, 7], [7, 7]]", "fp32") == []  # no tensor-core tile for FP32
     assert misaligned_dims("not json", "fp16") == []
+
+
+def test_free_time_is_not_claimed_on_a_cpu_run_with_host_collectives() -> None:
+    """A gloo run on the CPU has "communication" in its breakdown but no device to be idle."""
+    report = {
+        "device_type": "cpu", "steps": {"count": 1, "average_us": 100.0, "durations_us": [100.0]},
+        "breakdown_us": {"communication": 60.0, "cpu_exec": 40.0},
+        "breakdown_per_step_us": [{"communication": 60.0, "cpu_exec": 40.0}],
+    }  # fmt: skip
+    ctx = Context(report)
+    assert ctx.get("free_time.share") is None
+    assert "CPU-only" in ctx.reason("free_time.share")
+    assert Context({**report, "device_type": "gpu"}).value("free_time.share") == 0.4

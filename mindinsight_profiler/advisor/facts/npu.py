@@ -44,6 +44,10 @@ def _free(ctx: Context) -> tuple[float, float, list[float] | None, str]:
         free = table["free_ns"].astype(np.float64) / 1000.0
         stage = table["stage_ns"].astype(np.float64) / 1000.0
         return float(free.mean()), float(stage.mean()), free.tolist(), "step_trace_time.csv"
+    if ctx.report.get("device_type") == "cpu":
+        # a CPU-only run has no device to be idle: its "communication" is host collectives
+        # (gloo), which the breakdown counts as communication all the same
+        raise Unavailable("a CPU-only run has no device (kernels, copies) in its trace")
     breakdown = ctx.report.get("breakdown_us") or {}
     steps = ctx.report.get("steps") or {}
     if not steps.get("count") or not breakdown:
