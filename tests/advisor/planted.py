@@ -125,7 +125,9 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
         on_trace_ready=tensorboard_trace_handler(str(out), worker_name=plant),
         record_shapes=True,
         profile_memory=True,
-        with_stack=True,
+        # the compile plant without stacks: Python events of Inductor's compilation make a trace
+        # of gigabytes, and torch 2.13 writes some of their names unescaped (invalid JSON)
+        with_stack=plant != "compile",
         with_modules=True,
     ) as prof:
         forward = model

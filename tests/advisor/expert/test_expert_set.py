@@ -28,8 +28,10 @@ from tests.advisor.expert.scoring import (
 )
 from tests.conftest import SHARED_DATA
 
-#: The figures reached when the labels were written; raise them as the advisor improves.
-FLOORS = {"precision": 0.0, "recall": 0.0}
+#: The figures reached when the labels were written (2026-11-25: precision 0.60, recall 0.51
+#: over 45 inputs), less a margin for the planted traces' run-to-run variation; raise them
+#: as the advisor improves, never lower them.
+FLOORS = {"precision": 0.58, "recall": 0.49}
 TARGET = {"precision": 0.95, "recall": 0.90}
 MIN_INPUTS = 25
 
