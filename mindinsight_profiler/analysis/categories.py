@@ -20,6 +20,26 @@ COMM_OPS = frozenset(
     for lib in ("nccl", "gloo")
     for op in ("broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter")
 )
+#: Runtime calls that block the host until the device (or a stream/event) is done, and the
+#: synchronous copies/sets (no `Async`): CUDA, HIP and Ascend's ACL.
+BLOCKING_CALLS = frozenset(
+    f"{api}{name}"
+    for api in ("cuda", "hip")
+    for name in (
+        "DeviceSynchronize",
+        "StreamSynchronize",
+        "EventSynchronize",
+        "Memcpy",
+        "Memset",
+        "MemcpyWithStream",
+        "Memcpy2D",
+        "MemcpyPeer",
+    )
+) | {"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpy"} | {
+    "aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDevice",
+    "aclrtSynchronizeEvent", "aclrtMemcpy",
+}  # fmt: skip
+
 _EXCLUDED_FROM_OP_TABLE = ("DataParallel.forward", "DistributedDataParallel.forward")
 
 

@@ -27,7 +27,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: content): reports cached before are rebuilt.
 #: 17: `warnings`: files skipped or partly read (analysis.input_warnings).
 #: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
-REPORT_VERSION = 18
+#: 19: `ledger` (each step's time attributed once: analysis.steps.ledger).
+REPORT_VERSION = 19
 
 
 def grouped_tables(

@@ -32,9 +32,12 @@ from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.perf.mindspore_flops import mindspore_flops
+from mindinsight_profiler.analysis.perf.op_work import OpWork, op_work
 from mindinsight_profiler.analysis.perf.section import perf_model_section
 from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
+from mindinsight_profiler.analysis.steps.ledger import COMPUTE_PARTS, step_ledger
+from mindinsight_profiler.analysis.steps.ledger import PARTS as LEDGER_PARTS
 from mindinsight_profiler.analysis.steps.npu_section import npu_section
 from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.formats.spec import FormatTag
@@ -65,6 +68,11 @@ class ReportInputs:
     @cached_property
     def tree(self) -> OpTree:
         return self.given_tree if self.given_tree is not None else op_tree(self.trace)
+
+    @cached_property
+    def work(self) -> OpWork:
+        """Work of every operator call (the performance model and the ledger share it)."""
+        return op_work(self.trace)
 
     @cached_property
     def first(self) -> int:
@@ -107,6 +115,30 @@ def _breakdown_per_step_us(x: ReportInputs) -> list[dict[str, float]]:
     ]
 
 
+def _ledger(x: ReportInputs) -> dict[str, Any] | None:
+    if not len(x.steps):
+        return None
+    ledger = step_ledger(x.trace, x.steps, x.work)
+
+    def us(rows: np.ndarray) -> list[list[float]]:
+        return (rows / 1000.0).tolist()
+
+    def average(rows: np.ndarray, names: tuple[str, ...]) -> dict[str, float]:
+        kept = rows[x.first :] if len(rows) > x.first else rows[:0]
+        mean = kept.mean(axis=0) / 1000.0 if len(kept) else np.zeros(len(names))
+        return {n: float(v) for n, v in zip(names, mean.tolist(), strict=True)}
+
+    return {
+        "parts": list(LEDGER_PARTS),
+        "per_step_us": us(ledger.per_step_ns),
+        "average_us": average(ledger.per_step_ns, LEDGER_PARTS),
+        "compute_parts": list(COMPUTE_PARTS),
+        "compute_per_step_us": us(ledger.compute_ns),
+        "compute_average_us": average(ledger.compute_ns, COMPUTE_PARTS),
+        "averaged_from": x.first,
+    }
+
+
 def _gpu(x: ReportInputs) -> dict[str, Any] | None:
     steps = x.steps
     return (
@@ -145,6 +177,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("steps", _steps, lean=True),
     SectionSpec("breakdown_us", _breakdown_us, lean=True),
     SectionSpec("breakdown_per_step_us", _breakdown_per_step_us),
+    SectionSpec("ledger", _ledger),
     SectionSpec("gpu", _gpu, lean=True),
     SectionSpec("npu", lambda x: npu_section(x.trace, x.steps, x.first)),
     SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True),
@@ -160,7 +193,8 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("aicpu", lambda x: aicpu_section(x.trace)),
     SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
     SectionSpec(
-        "perf_model", lambda x: perf_model_section(x.trace, x.steps, x.first, x.options.device)
+        "perf_model",
+        lambda x: perf_model_section(x.trace, x.steps, x.first, x.options.device, x.work),
     ),
     SectionSpec("mindspore_flops", lambda x: _builtins(mindspore_flops(x.trace))),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),

@@ -22,26 +22,9 @@ from mindinsight_profiler.advisor.facts.compute import (
 from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import Label, label
-from mindinsight_profiler.analysis.categories import is_step_name
+from mindinsight_profiler.analysis.categories import BLOCKING_CALLS, is_step_name
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
-
-#: Runtime calls that block the host until the device (or a stream/event) is done, and the
-#: synchronous copies/sets (no `Async`), CUDA and HIP.
-BLOCKING_CALLS = frozenset(
-    f"{api}{name}"
-    for api in ("cuda", "hip")
-    for name in (
-        "DeviceSynchronize",
-        "StreamSynchronize",
-        "EventSynchronize",
-        "Memcpy",
-        "Memset",
-        "MemcpyWithStream",
-        "Memcpy2D",
-        "MemcpyPeer",
-    )
-) | {"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpy"}
 
 
 def _gpu_breakdown(ctx: Context, category: str) -> Observed:

@@ -22,7 +22,7 @@ from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 
-def _owners(trace: Trace, work: OpWork) -> tuple[np.ndarray, np.ndarray]:
+def kernel_owners(trace: Trace, work: OpWork) -> tuple[np.ndarray, np.ndarray]:
     """(non-communication device events launched under a counted call, the `work` row of
     that call)."""
     ev = trace.events
@@ -49,7 +49,7 @@ def kernel_rows(
     trace: Trace, work: OpWork, calls: CallFigures, device: Device
 ) -> list[dict[str, Any]]:
     """One row per kernel name over its single-kernel calls, most time first."""
-    kernels, owner = _owners(trace, work)
+    kernels, owner = kernel_owners(trace, work)
     if not len(kernels):
         return []
     per_owner = np.bincount(owner, minlength=len(work.event))

@@ -37,16 +37,23 @@ class CallFigures:
         per = work.results
         dtypes = [r.dtype if isinstance(r, Work) else "" for r in per]
         categories = [r.category if isinstance(r, Work) else "" for r in per]
-        codes = np.array([CATEGORIES.index(c) if c else -1 for c in categories], np.int64)
         bytes_ = work.bytes().astype(np.float64)
         bytes_[bytes_ < 0] = np.nan
         return cls(
             work.result.astype(np.int64), work.flops().astype(np.float64), bytes_, time_ns,
-            dtypes, categories, codes[work.result] if len(per) else np.zeros(0, np.int64),
+            dtypes, categories, category_codes(work),
         )  # fmt: skip
 
     def dtype(self, row: int) -> str:
         return self.dtypes[int(self.result[row])]
+
+
+def category_codes(work: OpWork) -> np.ndarray:
+    """Per row of `work`: the index of its Work's category in CATEGORIES (-1: no Work)."""
+    if not work.results:
+        return np.zeros(len(work.event), np.int64)
+    per = [CATEGORIES.index(r.category) if isinstance(r, Work) else -1 for r in work.results]
+    return np.array(per, np.int64)[work.result]
 
 
 def figures(

@@ -35,10 +35,15 @@ LOW_ROOF = 0.2
 
 
 def perf_model_section(
-    trace: Trace, steps: Steps, first: int, user_device: DeviceSpec | None = None
+    trace: Trace,
+    steps: Steps,
+    first: int,
+    user_device: DeviceSpec | None = None,
+    work: OpWork | None = None,
 ) -> dict[str, Any] | None:
-    """The section of `trace` (None when it has no operator calls to model)."""
-    work = op_work(trace)
+    """The section of `trace` (None when it has no operator calls to model); `work`: its
+    `op_work`, when the caller has it already."""
+    work = op_work(trace) if work is None else work
     if not len(work):
         return None
     on_host = not has_device_work(trace)

@@ -19,6 +19,7 @@ from mindinsight_profiler.analysis.schema.communication import (
 from mindinsight_profiler.analysis.schema.data_pipeline import DataPipeline
 from mindinsight_profiler.analysis.schema.device import GpuSummary
 from mindinsight_profiler.analysis.schema.dynamic_shape import DynamicShape
+from mindinsight_profiler.analysis.schema.ledger import Ledger
 from mindinsight_profiler.analysis.schema.memory import Memory
 from mindinsight_profiler.analysis.schema.npu import Npu
 from mindinsight_profiler.analysis.schema.operators import (
@@ -52,6 +53,7 @@ class Report(Record, frozen=True, kw_only=True):
     steps: Steps
     breakdown_us: Breakdown  # the average step
     breakdown_per_step_us: list[Breakdown]
+    ledger: Ledger | None  # each step's time, attributed once (analysis.steps.ledger)
     gpu: GpuSummary | None
     npu: Npu | None  # Ascend's own step view and op types (NPU inputs)
     op_types: OpTypes | None
