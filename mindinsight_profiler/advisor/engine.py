@@ -15,6 +15,7 @@ from typing import Any
 from mindinsight_profiler.advisor.damaged import blocked, damaged_files
 from mindinsight_profiler.advisor.expr import ExpressionError, evaluate
 from mindinsight_profiler.advisor.facts import Context
+from mindinsight_profiler.advisor.ledger import WHOLE_STEP, cap, combined
 from mindinsight_profiler.advisor.model import (
     ADVICE_VERSION,
     SEVERITY_RANK,
@@ -72,8 +73,9 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
         if not fired:
             return Checked(rule.id, rule.category, rule.title, facts)
         saving = None if rule.saving_us is None else evaluate(rule.saving_us, values)
-        saving = None if saving is None else max(0.0, float(saving))
         average = ctx.value("step.average_us")
+        if saving is not None:  # no more than the ledger parts the saving comes from
+            saving = cap(max(0.0, float(saving)), rule.claims, _ledger(ctx), average)
         share = saving / average if saving is not None and average else None
         values["saving_us"], values["saving_share"] = saving, share
         severity = _severity(rule, values)
@@ -101,7 +103,14 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
         evidence=evidence,
         facts=facts,
         docs=rule.docs,
+        claims=(list(rule.claims) or [WHOLE_STEP]) if saving is not None else [],
     )
+
+
+def _ledger(ctx: Context) -> dict[str, float] | None:
+    """The average step's ledger (None for reports that have none)."""
+    ledger = ctx.report.get("ledger")
+    return dict(ledger["average_us"]) if ledger else None
 
 
 def _text(text: Text, values: dict[str, Any]) -> Text:
@@ -145,6 +154,11 @@ def advise(
         if isinstance(r, Finding) and rid not in fired
     ]
     not_evaluated = [r for r in results.values() if isinstance(r, NotEvaluated)]
+    ledger, step = _ledger(ctx), ctx.get("step.average_us")
+    step_us = float(step.value) if step is not None and step.value else None
+    union = combined(
+        ((f.estimated_saving_us or 0.0, f.claims) for f in findings if f.claims), ledger, step_us
+    )
     return Advice(
         advice_version=ADVICE_VERSION,
         source=source,
@@ -154,4 +168,7 @@ def advise(
         checked=sorted(checked, key=lambda c: c.id),
         not_evaluated=sorted(not_evaluated, key=lambda n: n.id),
         suppressed=suppressed,
+        combined_saving_us=round(union, 3) if step_us else None,
+        combined_saving_share=round(union / step_us, 6) if step_us else None,
+        ledger_us={k: round(v, 3) for k, v in ledger.items()} if ledger else None,
     )

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 #: Bump when the advice document gains or changes fields (stored advice is rebuilt).
-ADVICE_VERSION = 3
+ADVICE_VERSION = 4  # 4: claims, combined_saving_us/_share, ledger_us
 
 Category = Literal[
     "data_pipeline",
@@ -62,6 +62,7 @@ class Rule(msgspec.Struct, forbid_unknown_fields=True):
     actions: list[Text] = []
     params: dict[str, float | int | str | bool] = {}
     saving_us: str | None = None
+    claims: list[str] = []  # ledger parts the saving comes from (advisor/ledger.py)
     evidence: list[str] = []
     requires: list[str] = []
     suppresses: list[str] = []
@@ -106,6 +107,7 @@ class Finding(msgspec.Struct):
     evidence: list[Evidence]
     facts: dict[str, Any]
     docs: str | None = None
+    claims: list[str] = []  # the ledger parts its saving comes from (advisor/ledger.py)
 
 
 class Checked(msgspec.Struct):
@@ -145,3 +147,7 @@ class Advice(msgspec.Struct):
     checked: list[Checked]
     not_evaluated: list[NotEvaluated]
     suppressed: list[Suppressed]
+    # the findings' savings taken once per ledger part: never more than the step
+    combined_saving_us: float | None = None
+    combined_saving_share: float | None = None
+    ledger_us: dict[str, float] | None = None  # the average step's ledger

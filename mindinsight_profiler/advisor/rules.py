@@ -20,6 +20,7 @@ import msgspec
 
 from mindinsight_profiler.advisor.expr import ExpressionError, check_constants, parse
 from mindinsight_profiler.advisor.facts import FACTS
+from mindinsight_profiler.advisor.ledger import CLAIMS
 from mindinsight_profiler.advisor.model import Graded, Rule
 from mindinsight_profiler.advisor.rule_files import read_toml, rule_paths
 from mindinsight_profiler.advisor.text import TemplateError, placeholders
@@ -103,6 +104,13 @@ def check_rule(rule: Rule, path: Path) -> None:
         and rule.severity.by == "saving_share"
     ):
         raise InputError(path, "severity graded by saving_share needs saving_us")
+    wrong = [c for c in rule.claims if c not in CLAIMS]
+    if wrong:
+        raise InputError(
+            path, f"claims names {wrong[0][:80]!r}, not a ledger part ({', '.join(sorted(CLAIMS))})"
+        )
+    if rule.claims and rule.saving_us is None:
+        raise InputError(path, "claims without saving_us: there is no saving to place")
     bad = [e for e in rule.evidence if e not in FACTS]
     if bad:
         shown = ", ".join(repr(f[:80]) for f in bad[:5])
