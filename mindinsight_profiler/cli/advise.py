@@ -90,6 +90,12 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
         f"{len(advice.findings)} finding(s) from {advice.rules} rules "
         f"({len(advice.checked)} checked and fine, {len(advice.not_evaluated)} not evaluated)"
     ]
+    if advice.combined_saving_us:
+        share = advice.combined_saving_share or 0.0
+        out.append(
+            f"together they could save about {advice.combined_saving_us / 1000:,.2f} ms per "
+            f"step ({share:.1%}): time several findings are about is counted once"
+        )
     for i, f in enumerate(advice.findings, 1):
         saving = (
             f", saves up to {f.estimated_saving_us / 1000:,.2f} ms/step"
