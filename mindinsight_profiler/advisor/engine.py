@@ -32,6 +32,23 @@ from mindinsight_profiler.advisor.text import render
 
 #: At most this many evidence items per fact on one finding.
 EVIDENCE_PER_FACT = 10
+#: A window with more one-off work than this (compilation, initialisation, capture, warm-up:
+#: analysis/steps/window.py) is not judged by steady-state rules: it would say what the
+#: set-up costs, not what training does.
+MAX_ONE_OFF_SHARE = 0.5
+
+
+def _one_off(rule: Rule, ctx: Context) -> NotEvaluated | None:
+    if not rule.steady_state:
+        return None
+    got = ctx.get("window.share")
+    if got is None or got.value <= MAX_ONE_OFF_SHARE:
+        return None
+    why = (
+        f"the profiled window is {got.value:.0%} one-off work (compilation, initialisation, "
+        "graph capture, warm-up): steady-state rules are not evaluated; profile after warm-up"
+    )
+    return NotEvaluated(rule.id, rule.category, rule.title, [], why)
 
 
 def _scalar(value: Any) -> Any:
@@ -60,6 +77,9 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
     stopped = blocked(rule.facts, damaged_files(ctx.report))
     if stopped is not None:
         return NotEvaluated(rule.id, rule.category, rule.title, *stopped)
+    skipped = _one_off(rule, ctx)
+    if skipped is not None:
+        return skipped
     observed = {name: ctx.get(name) for name in rule.facts}
     missing = [name for name, got in observed.items() if got is None]
     if missing:

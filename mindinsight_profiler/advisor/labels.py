@@ -74,6 +74,8 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "算子类型 {type}：占算子时间的 {pct:.1f} %",
     ),
     "float64_inputs": ("{name} with float64 inputs", "{name}（float64 输入）"),
+    # the profiled window (facts/window.py)
+    "window_event": ("{kind}: {name} ({ms:,.1f} ms)", "{kind}：{name}（{ms:,.1f} ms）"),
     # performance model (facts/perf.py)
     "mfu": ("MFU {pct:.1f} % on {device}", "{device} 上的 MFU 为 {pct:.1f} %"),
     "gemm_roof": (

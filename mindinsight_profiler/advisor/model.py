@@ -63,6 +63,8 @@ class Rule(msgspec.Struct, forbid_unknown_fields=True):
     params: dict[str, float | int | str | bool] = {}
     saving_us: str | None = None
     claims: list[str] = []  # ledger parts the saving comes from (advisor/ledger.py)
+    # judges steady-state timing: not evaluated on a window that is mostly one-off work
+    steady_state: bool = False
     evidence: list[str] = []
     requires: list[str] = []
     suppresses: list[str] = []

@@ -28,7 +28,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 17: `warnings`: files skipped or partly read (analysis.input_warnings).
 #: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
 #: 19: `ledger` (each step's time attributed once: analysis.steps.ledger).
-REPORT_VERSION = 19
+#: 20: `window` (compilation, initialisation, capture, warm-up in the window).
+REPORT_VERSION = 20
 
 
 def grouped_tables(

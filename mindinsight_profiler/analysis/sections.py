@@ -40,6 +40,8 @@ from mindinsight_profiler.analysis.steps.ledger import COMPUTE_PARTS, step_ledge
 from mindinsight_profiler.analysis.steps.ledger import PARTS as LEDGER_PARTS
 from mindinsight_profiler.analysis.steps.npu_section import npu_section
 from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
+from mindinsight_profiler.analysis.steps.window import KINDS as WINDOW_KINDS
+from mindinsight_profiler.analysis.steps.window import profiled_window
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
@@ -139,6 +141,30 @@ def _ledger(x: ReportInputs) -> dict[str, Any] | None:
     }
 
 
+def _window(x: ReportInputs) -> dict[str, Any] | None:
+    if not len(x.steps):
+        return None
+    window = profiled_window(x.trace, x.steps)
+    total_ns = float(x.steps.duration_ns.sum())
+    per_kind = window.per_step_ns.sum(axis=0)
+    in_window = window.per_step_ns.sum(axis=1)
+    return {
+        "kinds": list(WINDOW_KINDS),
+        "per_step_us": (window.per_step_ns / 1000.0).tolist(),
+        "total_us": {k: float(v) / 1000.0 for k, v in zip(WINDOW_KINDS, per_kind, strict=True)},
+        "share": {
+            k: float(v) / total_ns if total_ns else 0.0
+            for k, v in zip(WINDOW_KINDS, per_kind, strict=True)
+        },
+        "window_share": float(per_kind.sum()) / total_ns if total_ns else 0.0,
+        "longest": {
+            k: {"name": name, "start_ns": a, "end_ns": b, "us": (b - a) / 1000.0}
+            for k, (name, a, b) in window.longest.items()
+        },
+        "steady_steps": np.flatnonzero(in_window < 0.01 * x.steps.duration_ns).tolist(),
+    }
+
+
 def _gpu(x: ReportInputs) -> dict[str, Any] | None:
     steps = x.steps
     return (
@@ -178,6 +204,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("breakdown_us", _breakdown_us, lean=True),
     SectionSpec("breakdown_per_step_us", _breakdown_per_step_us),
     SectionSpec("ledger", _ledger),
+    SectionSpec("window", _window),
     SectionSpec("gpu", _gpu, lean=True),
     SectionSpec("npu", lambda x: npu_section(x.trace, x.steps, x.first)),
     SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True),

@@ -15,6 +15,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     perf,
     stability,
     steps,
+    window,
 )
 from mindinsight_profiler.advisor.facts.registry import (
     FACTS,

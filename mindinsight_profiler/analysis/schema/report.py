@@ -32,6 +32,7 @@ from mindinsight_profiler.analysis.schema.operators import (
 from mindinsight_profiler.analysis.schema.perf import PerfModel
 from mindinsight_profiler.analysis.schema.perf_mindspore import MindSporeFlops
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace
+from mindinsight_profiler.analysis.schema.window import Window
 from mindinsight_profiler.formats.spec import FormatTag
 
 
@@ -54,6 +55,7 @@ class Report(Record, frozen=True, kw_only=True):
     breakdown_us: Breakdown  # the average step
     breakdown_per_step_us: list[Breakdown]
     ledger: Ledger | None  # each step's time, attributed once (analysis.steps.ledger)
+    window: Window | None  # one-off work in the window (analysis.steps.window)
     gpu: GpuSummary | None
     npu: Npu | None  # Ascend's own step view and op types (NPU inputs)
     op_types: OpTypes | None

@@ -28,10 +28,11 @@ from tests.advisor.expert.scoring import (
 )
 from tests.conftest import SHARED_DATA
 
-#: The figures reached when the labels were written (2026-11-25: precision 0.60-0.61, recall
-#: 0.49-0.51 over 45 inputs in three runs: the planted traces vary a little run to run), less
-#: that margin; raise them as the advisor improves, never lower them.
-FLOORS = {"precision": 0.57, "recall": 0.47}
+#: When the labels were written (2026-11-25): precision 0.60-0.61, recall 0.49-0.51 over 45
+#: inputs in three runs (the planted CPU traces vary a little run to run). With the ledger
+#: and the window model: precision 0.68, recall 0.58. The floors keep a margin for that
+#: variation; raise them as the advisor improves, never lower them.
+FLOORS = {"precision": 0.65, "recall": 0.55}
 TARGET = {"precision": 0.95, "recall": 0.90}
 MIN_INPUTS = 25
 
