@@ -67,14 +67,14 @@ def test_short_kernels_on_a_busy_gpu_are_fine(advisor_ws: Path) -> None:
     assert facts["kernels.launch_bound_share"] > 0.2 and facts["gpu.utilization"] > 0.9
 
 
-def test_blocking_input_copy_synchronises_every_step(advisor_ws: Path) -> None:
-    f = fires(advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws), "blocking_sync")
-    # 12 cudaStreamSynchronize of the blocking .to(device) copies in 6 steps
-    assert f.facts["sync.blocking_calls"] == 2.0
-    ops = [e for e in f.evidence if e.kind == "operator"]
-    assert ops and all("cudaStreamSynchronize from aten::copy_" in e.label for e in ops)
-    ranges = [e for e in f.evidence if e.kind == "time_range"]
-    assert len(ranges) == 5 and all(e.end_ns > e.start_ns and e.step for e in ranges)
+def test_blocking_input_copy_costs_too_little_to_report(advisor_ws: Path) -> None:
+    advice = advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws)
+    does_not_fire(advice, "blocking_sync")
+    facts = next(c.facts for c in advice.checked if c.id == "blocking_sync")
+    # 12 cudaStreamSynchronize of the blocking .to(device) copies in 6 steps: 92 us of a
+    # 177.6 ms step, under the 1 % a finding needs (an expert called it false)
+    assert facts["sync.blocking_calls"] == 2.0
+    assert 80 < facts["sync.blocking_us"] < 100
 
 
 def test_item_and_event_syncs_are_attributed_to_their_operators(advisor_ws: Path) -> None:

@@ -60,6 +60,34 @@ def _top_ops_inside(trace: Trace, spans: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+#: Kernels of fused / multi-tensor optimizers launched without an aten operator (apex and
+#: DeepSpeed FusedAdam launch `multi_tensor_apply_kernel` from their own extension).
+_MULTI_TENSOR_KERNELS = ("multi_tensor_apply", "fused_adam", "FusedAdam", "fused_lamb")
+
+
+def _multi_tensor_kernels(trace: Trace, spans: np.ndarray) -> int:
+    """Multi-tensor kernels launched from inside the optimizer spans (by the launching
+    runtime call's time and thread)."""
+    ev = trace.events
+    kernels = np.flatnonzero(
+        (ev["kind"] == Kind.KERNEL)
+        & (ev["caller"] >= 0)
+        & trace.names_matching(lambda s: any(k in s for k in _MULTI_TENSOR_KERNELS))
+    )
+    if not len(kernels):
+        return 0
+    launch = ev["caller"][kernels]
+    count = 0
+    for s in spans.tolist():
+        inside = (
+            (ev["start_ns"][launch] >= ev["start_ns"][s])
+            & (ev["start_ns"][launch] < ev["end_ns"][s])
+            & (ev["track"][launch] == ev["track"][s])
+        )
+        count += int(inside.sum())
+    return count
+
+
 def _optimizer(ctx: Context) -> dict[str, Any]:
     if "optimizer" in ctx.memo:
         return ctx.memo["optimizer"]
@@ -70,8 +98,13 @@ def _optimizer(ctx: Context) -> dict[str, Any]:
     calls = _top_ops_inside(trace, spans)
     names = [trace.strings.lookup(trace.events["name"][c]) for c in calls]
     multi = sum(sum(n.startswith(_MULTI_TENSOR) for n in call) for call in names)
+    multi += _multi_tensor_kernels(trace, spans)
     single = sum(sum(not n.startswith(_MULTI_TENSOR) for n in call) for call in names)
     first = trace.strings[int(trace.events["name"][spans[0]])]
+    if "fused" in first.lower() and not multi:
+        # FusedAdam and its kin update every tensor in fused kernels whose launches a
+        # host-only trace does not show; their per-tensor calls are step counters
+        multi = 1.0
     ev = trace.events
     out = {
         "per_tensor": single / len(spans),

@@ -47,11 +47,18 @@ def steps_count(ctx: Context) -> int:
 def _top_type(ctx: Context) -> dict[str, Any]:
     # Communication has rules of its own: the share is of compute operator time.
     section = ctx.report.get("op_types") or {}
-    compute = [t for t in section.get("types") or [] if not is_comm_op_name(str(t.get("type")))]
+    # Annotations (`## backward ##`, `ProfilerStep#3`) are ranges, not operator types.
+    compute = [
+        t for t in section.get("types") or []
+        if not is_comm_op_name(str(t.get("type"))) and not str(t.get("type")).startswith("#")
+    ]  # fmt: skip
     types = [t for t in compute if t.get("type") != "others"]
     total = sum(float(t.get("total_us") or 0.0) for t in compute)
     if not types or not total:
         raise Unavailable("needs operator times")
+    steps = ctx.report.get("steps") or {}
+    if total < 0.01 * sum(steps.get("durations_us") or [0.0]):
+        raise Unavailable("operators take under 1 % of the steps' time: no type to rank")
     top = max(types, key=lambda t: t.get("total_us") or 0.0)
     return dict(top, by=section.get("by"), percent=100.0 * float(top["total_us"]) / total)
 
@@ -88,23 +95,24 @@ _FLOAT64 = ("double", "c10::double", "complex<double>", "c10::complex<double>")
 
 
 def _has_float64_tensor(types_text: str, dims_text: str) -> bool:
-    """Whether an input is a float64 tensor of at least one dimension.
+    """Whether the call computes in float64: its first tensor input of at least one
+    dimension is a double (the operand that sets an operator's compute type).
 
-    0-dim double inputs are Python floats that torch wraps (`x / 8.0`, `lr`), not data.
+    0-dim double inputs are Python floats that torch wraps (`x / 8.0`, `lr`), not data; a
+    call with many inputs (a compiled graph's `CompiledFunction`) that merely includes a
+    double among float32 operands does not compute in float64.
     """
     try:
         types, dims = json.loads(types_text), json.loads(dims_text) if dims_text else []
     except ValueError:
         return False
     dims = dims if isinstance(dims, list) else []
-    return any(
-        isinstance(t, str)
-        and t.lower() in _FLOAT64
-        and i < len(dims)
-        and isinstance(dims[i], list)
-        and len(dims[i]) > 0
-        for i, t in enumerate(types if isinstance(types, list) else [])
-    )
+    for i, t in enumerate(types if isinstance(types, list) else []):
+        if i < len(dims) and isinstance(dims[i], list) and len(dims[i]) > 0:
+            if isinstance(dims[i][0], list):
+                continue  # a tensor list: no element type of its own here
+            return isinstance(t, str) and t.lower() in _FLOAT64
+    return False
 
 
 def _float64_calls(trace: Trace, rows: np.ndarray) -> np.ndarray:
