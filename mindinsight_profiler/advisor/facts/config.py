@@ -104,7 +104,7 @@ def _optimizer(ctx: Context) -> dict[str, Any]:
     if "fused" in first.lower() and not multi:
         # FusedAdam and its kin update every tensor in fused kernels whose launches a
         # host-only trace does not show; their per-tensor calls are step counters
-        multi = 1.0
+        multi = 1
     ev = trace.events
     out = {
         "per_tensor": single / len(spans),
