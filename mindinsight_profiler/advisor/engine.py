@@ -100,7 +100,8 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
         values["saving_us"], values["saving_share"] = saving, share
         severity = _severity(rule, values)
         message = _text(rule.message, values)
-        actions = [_text(a, values) for a in rule.actions]
+        device, framework = ctx.report.get("device_type"), ctx.report.get("framework")
+        actions = [_text(a, values) for a in rule.actions if a.fits(device, framework)]
     except (ArithmeticError, TypeError, ValueError, KeyError) as exc:
         why = f": {exc}" if isinstance(exc, ExpressionError) else ""  # a size limit: say which
         return NotEvaluated(

@@ -38,6 +38,23 @@ class Text(msgspec.Struct, forbid_unknown_fields=True):
     zh: str
 
 
+DeviceType = Literal["gpu", "npu", "cpu"]
+Framework = Literal["pytorch", "mindspore"]
+
+
+class Action(Text, forbid_unknown_fields=True):
+    """An action of a rule, shown only on the devices and frameworks it fits (empty: all):
+    CUDA advice never reaches an Ascend run, torch_npu advice never a MindSpore one."""
+
+    devices: list[DeviceType] = []
+    frameworks: list[Framework] = []
+
+    def fits(self, device: str | None, framework: str | None) -> bool:
+        return (not self.devices or device in self.devices) and (
+            not self.frameworks or framework in self.frameworks
+        )
+
+
 class Graded(msgspec.Struct, forbid_unknown_fields=True):
     """Severity graded by an expression (default: the estimated saving as a share of the step).
 
@@ -59,7 +76,7 @@ class Rule(msgspec.Struct, forbid_unknown_fields=True):
     facts: list[str]
     when: str
     severity: Severity | Graded
-    actions: list[Text] = []
+    actions: list[Action] = []
     params: dict[str, float | int | str | bool] = {}
     saving_us: str | None = None
     claims: list[str] = []  # ledger parts the saving comes from (advisor/ledger.py)

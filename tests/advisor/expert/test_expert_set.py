@@ -9,6 +9,7 @@ the figures the advisor reached when the labels were written, and only ever go u
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,12 +60,20 @@ def _input(label: Label, made: dict[str, Path]) -> Path | None:
 #: Per input id: (combined saving share, the largest finding share, their sum): the ledger
 #: checks read them (filled while scoring, so each input is advised once).
 SHARES: dict[str, tuple[float | None, float, float]] = {}
+#: Per input id on Ascend or MindSpore: finding texts that speak CUDA (issue 18: never).
+CUDA_WORDS: dict[str, list[str]] = {}
+_CUDA = re.compile(r"CUDA|cuDNN|NCCL|Nsight|tensor core|torch\.cuda", re.IGNORECASE)
 
 
 def _advise(label: Label, path: Path, ws: Path) -> list[str]:
     run = pick_run(discover(path), label.worker)
     advice = advise_file(run.select(label.worker, label.span), run, Workspace(ws), ())
     shares = [f.saving_share or 0.0 for f in advice.findings]
+    if label.path.startswith(("ascend", "mindspore")):
+        texts = [
+            t.en for f in advice.findings for t in (f.title, f.message, *f.actions)
+        ]  # fmt: skip
+        CUDA_WORDS[label.id] = [f"{m.group(0)}: {t[:80]}" for t in texts if (m := _CUDA.search(t))]
     SHARES[label.id] = (advice.combined_saving_share, max(shares, default=0.0), sum(shares))
     return [f.id for f in advice.findings]
 
@@ -122,3 +131,10 @@ def test_savings_add_up_to_no_more_than_the_step(scores: list[Score]) -> None:
     assert over == {}, over
     summed = max(SHARES[x.label.id][2] for x in scores)
     print(f"\nlargest plain sum of finding shares: {summed:.2f} (combined: never above 1)")
+
+
+def test_no_cuda_advice_on_ascend_or_mindspore(scores: list[Score]) -> None:
+    """Actions carry the devices and frameworks they fit (rules/*.toml `devices`,
+    `frameworks`): CUDA wording never reaches an Ascend or MindSpore run."""
+    assert CUDA_WORDS, "the set has Ascend/MindSpore inputs"
+    assert {k: v for k, v in CUDA_WORDS.items() if v} == {}
