@@ -28,10 +28,23 @@ def rank_of(report: dict[str, Any], position: int) -> int:
     return position
 
 
+#: The ranks of one synchronous job share their step time (every step ends in a collective);
+#: average steps further apart than this are not one job's ranks, or not the same steps.
+MAX_STEP_RATIO = 2.0
+
+
 def _reports(ctx: Context) -> list[tuple[int, dict[str, Any]]]:
     reports = ctx.run_reports
     if len(reports) < 2:
         raise Unavailable("needs 2+ ranks of the same run (this run has one worker)")
+    steps = [float((r.get("steps") or {}).get("average_us") or 0.0) for r in reports]
+    timed = [s for s in steps if s > 0]
+    if len(timed) >= 2 and max(timed) > MAX_STEP_RATIO * min(timed):
+        raise Unavailable(
+            f"the workers' average steps differ {max(timed) / min(timed):.1f}x "
+            f"({min(timed) / 1000:,.1f} to {max(timed) / 1000:,.1f} ms): not the ranks of one "
+            "synchronous job over the same steps (unrelated runs in one folder?)"
+        )
     return sorted(((rank_of(r, i), r) for i, r in enumerate(reports)), key=lambda x: x[0])
 
 
