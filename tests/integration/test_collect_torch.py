@@ -142,6 +142,13 @@ def test_multiprocess_loader_reports_queue_depth(tmp_path: Path) -> None:
     depths = [row[2] for row in loader["rows"]]
     assert all(d >= 0 for d in depths) and max(depths) >= 1
     assert np.mean([row[1] for row in loader["rows"]]) > 0
+    # the data-pipeline section reads the probe the Profiler wrote (its file lists every
+    # wrapped loader): the workers, the queue depth at each fetch and a verdict from it
+    pipeline = report["data_pipeline"]
+    assert pipeline["workers"]["num_workers"] == 2 and pipeline["workers"]["queue_capacity"] == 4
+    queue = next(q for q in pipeline["queues"] if q["name"] == "loader_queue")
+    assert queue["samples"] == len(loader["rows"])
+    assert pipeline["verdict"]["rule"].startswith("loader queue")
 
 
 def test_bad_options() -> None:

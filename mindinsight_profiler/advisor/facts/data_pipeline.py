@@ -139,3 +139,19 @@ def loader_call_max_us(ctx: Context) -> Observed:
             )
         )
     return Observed(float(dur.max()) / 1e3, tuple(items))
+
+
+@fact(
+    "data.loader_ready_rate",
+    "ratio",
+    "Share (0..1) of batch fetches at which the DataLoader already had a batch ready, as the "
+    "Profiler's DataLoader probe saw its queue (Profiler.wrap(loader)); a wait despite ready "
+    "batches is the batch's transfer into the training process, not its loading.",
+    "the Profiler's DataLoader probe (a multi-process loader wrapped with Profiler.wrap)",
+)
+def loader_ready_rate(ctx: Context) -> float:
+    queues = _section(ctx).get("queues") or []
+    loader = next((q for q in queues if q.get("name") == "loader_queue"), None)
+    if not loader or not loader.get("samples"):
+        raise Unavailable("needs the Profiler's DataLoader probe of a multi-process loader")
+    return 1.0 - float(loader["empty"]) / float(loader["samples"])

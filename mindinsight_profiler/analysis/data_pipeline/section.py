@@ -162,8 +162,20 @@ def _data_wait(trace: Trace, known: tuple[Steps, Breakdown] | None = None) -> di
     }
 
 
+def training_loader(probe: dict[str, Any]) -> dict[str, Any]:
+    """The probed loader the section describes. The Profiler writes every wrapped loader
+    (`{"loaders": [...]}`: training, validation...); the training loop's is the one fetched
+    most often. A single loader's record (`config`, `rows`) is taken as it is."""
+    loaders = probe.get("loaders")
+    if not isinstance(loaders, list):
+        return probe
+    found = [x for x in loaders if isinstance(x, dict)]
+    return max(found, key=lambda x: len(x.get("rows") or []), default={})
+
+
 def _probe(probe: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any], float | None]:
     """Loader queue depth at each fetch, the loader settings, and the mean wait per step."""
+    probe = training_loader(probe)
     config = dict(probe.get("config") or {})
     cols = list(probe.get("columns") or ["step", "wait_ns", "ready_batches"])
     rows = np.array(probe.get("rows") or [], dtype=np.int64).reshape(-1, len(cols))
