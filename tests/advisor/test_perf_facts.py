@@ -89,3 +89,27 @@ def test_free_time_is_not_claimed_on_a_cpu_run_with_host_collectives() -> None:
     assert ctx.get("free_time.share") is None
     assert "CPU-only" in ctx.reason("free_time.share")
     assert Context({**report, "device_type": "gpu"}).value("free_time.share") == 0.4
+
+
+def test_unaligned_gemm_rule(tmp_path: Path, advisor_ws: Path) -> None:
+    """The rule on the hand-made H100 traces: a BF16 GEMM with K = 1022 fires, the aligned
+    fp16 4096^3 GEMM does not."""
+    from tests.advisor.helpers import advise_path, does_not_fire, fires
+
+    events = [op("ProfilerStep#0", 1000, 1000, cat="user_annotation")]
+    events += [
+        op("aten::mm", 1010, 20, **{"Input Dims": [[1000, 1022], [1022, 4096]],
+                                   "Input type": ["c10::BFloat16"] * 2}),
+        runtime("cudaLaunchKernel", 1011, 5, 1), kernel("gemm", 1050, 400, 1),
+    ]  # fmt: skip
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    write_trace(folder / "w.pt.trace.json", events, deviceProperties=[H100])
+    f = fires(advise_path(folder, advisor_ws), "unaligned_gemm")
+    assert f.facts["perf.unaligned_gemm_share"] == pytest.approx(1.0)
+    assert f.estimated_saving_us == pytest.approx(0.3 * 400)
+    assert any("1022" in e.label for e in f.evidence)
+    good = tmp_path / "good"
+    good.mkdir()
+    _trace(good, [H100])
+    does_not_fire(advise_path(good, advisor_ws), "unaligned_gemm")
