@@ -19,8 +19,12 @@ import re
 
 import numpy as np
 
-from mindinsight_profiler.analysis.categories import comm_kernel_mask
-from mindinsight_profiler.analysis.perf.op_work import OpWork, flagged_ancestor
+from mindinsight_profiler.analysis.perf.op_work import (
+    OpWork,
+    compute_device_events,
+    flagged_ancestor,
+    launching_ops,
+)
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -36,9 +40,8 @@ def call_time_ns(trace: Trace, work: OpWork) -> np.ndarray:
     ev = trace.events
     if not has_device_work(trace):
         return (ev["end_ns"] - ev["start_ns"])[work.event].astype(np.int64)
-    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & ~comm_kernel_mask(trace))
-    runtime = ev["caller"][dev]
-    op = np.where(runtime >= 0, ev["caller"][np.clip(runtime, 0, None)], -1)
+    dev = compute_device_events(trace)
+    op = launching_ops(trace, dev)
     keep = op >= 0
     dur = (ev["end_ns"] - ev["start_ns"])[dev][keep].astype(np.float64)
     node = op[keep]

@@ -14,11 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.analysis.categories import comm_kernel_mask
-from mindinsight_profiler.analysis.perf.op_work import COUNTED, OpWork
-from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, figures, round_figure
+from mindinsight_profiler.analysis.perf.op_work import (
+    COUNTED,
+    OpWork,
+    compute_device_events,
+    launching_ops,
+)
+from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, perf_row
 from mindinsight_profiler.analysis.perf.roofline import Device
-from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 
@@ -27,9 +30,8 @@ def kernel_owners(trace: Trace, work: OpWork) -> tuple[np.ndarray, np.ndarray]:
     that call)."""
     ev = trace.events
     n = len(ev["kind"])
-    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & ~comm_kernel_mask(trace))
-    runtime = ev["caller"][dev]
-    node = np.where(runtime >= 0, ev["caller"][np.clip(runtime, 0, None)], -1)
+    dev = compute_device_events(trace)
+    node = launching_ops(trace, dev)
     row_of = np.full(n, -1, dtype=np.int64)
     counted_rows = np.flatnonzero(work.status == COUNTED)
     row_of[work.event[counted_rows]] = counted_rows
@@ -69,15 +71,7 @@ def kernel_rows(
         top = int(rows[np.argmax(calls.flops[rows])])
         dtype, category = calls.dtype(top), calls.categories[int(calls.result[top])]
         longest = int(kernels[mine[np.argmax(dur[mine])]])
-        n = len(mine)
-        out.append({
-            "name": trace.strings[code], "input_shapes": "", "dtype": dtype,
-            "category": category, "calls": n,
-            "gflops_per_call": round_figure(flops / n / 1e9),
-            "gbytes_per_call": round_figure(known / n / 1e9) if known is not None else None,
-            "time_us": round(time_ns / 1000.0, 3),
-            **figures(device, flops, known, time_ns, dtype, category),
-            "longest_call_ns": [int(ev["start_ns"][longest]), int(ev["end_ns"][longest])],
-        })  # fmt: skip
+        out.append(perf_row(trace, trace.strings[code], "", dtype, category, len(mine), flops,
+                            known, time_ns, longest, device))  # fmt: skip
     out.sort(key=lambda r: (-r["time_us"], r["name"]))
     return out

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mindinsight_profiler.analysis.categories import comm_kernel_mask
 from mindinsight_profiler.analysis.perf.calls import (
     NoWork,
     OpCall,
@@ -143,13 +144,28 @@ def _with_concrete(call: OpCall, i: int, text: str) -> OpCall:
     return OpCall(call.name, call.shapes, call.dtypes, tuple(values), call.outputs)
 
 
+def launching_ops(trace: Trace, dev: np.ndarray) -> np.ndarray:
+    """For each device event of `dev`: the operator whose runtime call launched it (the
+    runtime call's caller), -1 when no operator did."""
+    ev = trace.events
+    runtime = ev["caller"][dev]
+    return np.where(runtime >= 0, ev["caller"][np.clip(runtime, 0, None)], -1)
+
+
+def compute_device_events(trace: Trace) -> np.ndarray:
+    """Device work (kernels, copies, sets) that is not communication: what an operator's
+    compute is measured by."""
+    ev = trace.events
+    return np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & ~comm_kernel_mask(trace))
+
+
 def _made_by(trace: Trace, ops: np.ndarray) -> dict[int, str]:
     """Per event of `ops`: the names of the operators it calls and of the device work it
     launches (through its runtime calls), joined by spaces."""
     ev = trace.events
     kids = np.flatnonzero(np.isin(ev["parent"], ops) & (ev["kind"] == Kind.CPU_OP))
-    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["caller"] >= 0))
-    launcher = ev["caller"][ev["caller"][dev]]
+    dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS))
+    launcher = launching_ops(trace, dev)
     dev, launcher = dev[np.isin(launcher, ops)], launcher[np.isin(launcher, ops)]
     out: dict[int, set[str]] = {}
     for owner, made in ((ev["parent"][kids], kids), (launcher, dev)):

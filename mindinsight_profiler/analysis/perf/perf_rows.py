@@ -141,15 +141,28 @@ def _row(
     event = max((longest[res] for res in members), key=lambda et: (et[1], -et[0]))[0]
     first = longest[members[0]][0]
     dims = int(ev["input_dims"][first])
+    shapes = trace.strings[dims] if by_shapes and dims >= 0 else ""
+    name = trace.strings[int(ev["name"][first])]
+    return perf_row(trace, name, shapes, dtype, category, n, flops, known_bytes, time_ns, event,
+                    device)  # fmt: skip
+
+
+def perf_row(
+    trace: Trace, name: str, input_shapes: str, dtype: str, category: str, calls: int,
+    flops: float, bytes_: float | None, time_ns: float, longest: int, device: Device,
+) -> dict[str, Any]:  # fmt: skip
+    """One roofline row (`PerfRow`): the totals of `calls` calls, per call and achieved,
+    and the window of the longest call (event `longest`)."""
+    ev = trace.events
     return {
-        "name": trace.strings[int(ev["name"][first])],
-        "input_shapes": trace.strings[dims] if by_shapes and dims >= 0 else "",
+        "name": name,
+        "input_shapes": input_shapes,
         "dtype": dtype,
         "category": category,
-        "calls": n,
-        "gflops_per_call": round_figure(flops / n / 1e9),
-        "gbytes_per_call": round_figure(known_bytes / n / 1e9) if known_bytes is not None else None,
+        "calls": calls,
+        "gflops_per_call": round_figure(flops / calls / 1e9),
+        "gbytes_per_call": round_figure(bytes_ / calls / 1e9) if bytes_ is not None else None,
         "time_us": round(time_ns / 1000.0, 3),
-        **figures(device, flops, known_bytes, time_ns, dtype, category),
-        "longest_call_ns": [int(ev["start_ns"][event]), int(ev["end_ns"][event])],
+        **figures(device, flops, bytes_, time_ns, dtype, category),
+        "longest_call_ns": [int(ev["start_ns"][longest]), int(ev["end_ns"][longest])],
     }

@@ -19,10 +19,10 @@ from mindinsight_profiler.analysis.perf.call_time import call_time_ns, has_devic
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES
 from mindinsight_profiler.analysis.perf.kernel_rows import kernel_rows
 from mindinsight_profiler.analysis.perf.op_work import COUNTED, OpWork, op_work
-from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, figures, grouped_rows
+from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, grouped_rows, round_figure
 from mindinsight_profiler.analysis.perf.roofline import Device, device_answer, find_device
 from mindinsight_profiler.analysis.perf.specs import DeviceSpec
-from mindinsight_profiler.analysis.perf.work_summary import WorkSummary, summarise
+from mindinsight_profiler.analysis.perf.work_summary import WorkSummary, step_index, summarise
 from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.model.trace import Trace
 
@@ -61,7 +61,7 @@ def perf_model_section(
         "device": device_answer(device),
         "unavailable": _unavailable(device, shapes),
         "totals": _totals(work, calls, summary, shapes, step_rows, first, on_host),
-        "categories": _categories(calls, counted, summary, base_ns, on_host, shapes, device),
+        "categories": _categories(calls, counted, summary, base_ns, on_host, shapes),
         "steps": step_rows,
         "averaged_from": first,
         "operators": grouped_rows(trace, work, calls, known, False, device),
@@ -90,16 +90,6 @@ def _unavailable(device: Device, shapes: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _step_index(trace: Trace, work: OpWork, steps: Steps) -> np.ndarray:
-    """Per row of `work`: the step whose host range holds its start (-1: none)."""
-    start = trace.events["start_ns"][work.event]
-    i = np.searchsorted(steps.host_start_ns, start, side="right") - 1
-    if not len(steps):
-        return np.full(len(start), -1)
-    inside = (i >= 0) & (start < steps.host_end_ns[np.clip(i, 0, None)])
-    return np.where(inside, i, -1)
-
-
 def _ideal_seconds(calls: CallFigures, rows: np.ndarray, device: Device) -> float | None:
     """Time `rows` would take at the device's peak of each call's dtype (None: a peak is
     not known, or there is no modelled matrix work to tell by)."""
@@ -118,7 +108,7 @@ def _ideal_seconds(calls: CallFigures, rows: np.ndarray, device: Device) -> floa
 def _steps(
     trace: Trace, work: OpWork, calls: CallFigures, steps: Steps, device: Device
 ) -> list[dict[str, Any]]:
-    step = _step_index(trace, work, steps)
+    step = step_index(trace, work, steps)
     counted = work.status == COUNTED
     matrix = counted & np.isin(
         calls.category_code, [CATEGORIES.index(c) for c in MATRIX_CATEGORIES]
@@ -189,7 +179,7 @@ def _totals(
 
 def _categories(
     calls: CallFigures, counted: np.ndarray, summary: WorkSummary, base_ns: int, on_host: bool,
-    shapes: list[dict[str, Any]], device: Device,
+    shapes: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:  # fmt: skip
     out = []
     category = calls.category_code[counted]
@@ -201,8 +191,7 @@ def _categories(
         bytes_ = float(calls.bytes[mine].sum())
         rows = [r for r in shapes if r["category"] == name and r["pct_of_roof"] is not None]
         weight = sum(r["time_us"] for r in rows)
-        dtype = calls.dtype(int(mine[np.argmax(calls.flops[mine])]))
-        achieved = figures(device, flops, None, time_ns, dtype, name)["achieved_tflops"]
+        achieved = round_figure(flops / time_ns * 1e9 / 1e12) if time_ns > 0 else None
         out.append({
             "category": name,
             "calls": len(mine),

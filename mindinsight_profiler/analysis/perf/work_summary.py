@@ -25,9 +25,10 @@ from mindinsight_profiler.analysis.perf.op_work import (
     UNKNOWN,
     OpWork,
     flagged_ancestor,
+    launching_ops,
     reason,
 )
-from mindinsight_profiler.analysis.steps.boundaries import find_steps
+from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -79,17 +80,19 @@ class WorkSummary:
         return self.covered_host_self_ns / self.host_self_ns if self.host_self_ns else None
 
 
-def step_of(trace: Trace, work: OpWork) -> tuple[list[str], np.ndarray]:
-    """Step names, and the step index of every row (-1 outside every step)."""
-    steps = find_steps(trace)
+def step_index(trace: Trace, work: OpWork, steps: Steps) -> np.ndarray:
+    """Per row of `work`: the step whose host range holds the call's start (-1: none)."""
     start = trace.events["start_ns"][work.event]
+    if not len(steps):
+        return np.full(len(start), -1)
     i = np.searchsorted(steps.host_start_ns, start, side="right") - 1
-    ok = (i >= 0) & (start < steps.host_end_ns[np.clip(i, 0, None)] if len(steps) else False)
-    return steps.names, np.where(ok, i, -1)
+    inside = (i >= 0) & (start < steps.host_end_ns[np.clip(i, 0, None)])
+    return np.where(inside, i, -1)
 
 
 def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
-    names, step = step_of(trace, work)
+    steps = find_steps(trace)
+    names, step = steps.names, step_index(trace, work, steps)
     flops, bytes_ = work.flops(), work.bytes()
     cat_of = [r.category if isinstance(r, Work) else "" for r in work.results]
     category = np.array([CATEGORIES.index(c) if c else -1 for c in cat_of], np.int64)[work.result]
@@ -153,8 +156,7 @@ def _device(trace: Trace, work: OpWork) -> tuple[int, int, int, dict[str, int]]:
     dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS))
     dur = (ev["end_ns"] - ev["start_ns"])[dev]
     comm = int(dur[comm_kernel_mask(trace)[dev]].sum())
-    runtime = ev["caller"][dev]
-    op = np.where(runtime >= 0, ev["caller"][np.clip(runtime, 0, None)], -1)
+    op = launching_ops(trace, dev)
     has_op = op >= 0
     covered = np.zeros(len(dev), dtype=bool)
     covered[has_op] = _covered(trace, work, op[has_op])

@@ -61,15 +61,12 @@ class Window:
     longest: dict[str, tuple[str, int, int]]  # kind -> (name, start, end) of its longest event
 
 
-def _first_kernel_launches(trace: Trace, launches: np.ndarray) -> set[int]:
-    """Launch calls that start the first run of their kernel (a lazy module load)."""
+def _first_of_each_name(trace: Trace, events: np.ndarray) -> np.ndarray:
+    """Of `events`, the earliest of each name (ties: the first in the trace)."""
     ev = trace.events
-    kernels = np.flatnonzero((ev["kind"] == Kind.KERNEL) & (ev["caller"] >= 0))
-    kernels = kernels[np.argsort(ev["start_ns"][kernels], kind="stable")]
-    first: dict[int, int] = {}
-    for k in kernels.tolist():
-        first.setdefault(int(ev["name"][k]), int(ev["caller"][k]))
-    return set(first.values()) & set(launches.tolist())
+    order = events[np.argsort(ev["start_ns"][events], kind="stable")]
+    _, first = np.unique(ev["name"][order], return_index=True)
+    return order[first]
 
 
 def _init_events(trace: Trace) -> np.ndarray:
@@ -78,16 +75,15 @@ def _init_events(trace: Trace) -> np.ndarray:
     long = runtime[(ev["end_ns"] - ev["start_ns"])[runtime] >= MIN_INIT_NS]
     if not len(long):
         return long
-    names = trace.strings.lookup(ev["name"][long])
-    first_of: dict[int, int] = {}
-    for i in runtime[np.argsort(ev["start_ns"][runtime], kind="stable")].tolist():
-        first_of.setdefault(int(ev["name"][i]), i)  # the first call of each name
-    launches = np.array([e for e, n in zip(long.tolist(), names, strict=True) if _LAUNCH.match(n)])
-    first_launch = _first_kernel_launches(trace, launches) if len(launches) else set()
+    first_call = set(_first_of_each_name(trace, runtime).tolist())
+    # a launch that starts the first run of its kernel (lazy module loading)
+    kernels = np.flatnonzero((ev["kind"] == Kind.KERNEL) & (ev["caller"] >= 0))
+    first_launch = set(ev["caller"][_first_of_each_name(trace, kernels)].tolist())
     keep = [
-        e for e, name in zip(long.tolist(), names, strict=True)
-        if _INIT_CALLS.match(name) or e in first_launch
-        or (_FIRST_TIME_CALLS.match(name) and first_of[int(ev["name"][e])] == e)
+        e for e, name in zip(long.tolist(), trace.strings.lookup(ev["name"][long]), strict=True)
+        if _INIT_CALLS.match(name)
+        or (_LAUNCH.match(name) and e in first_launch)
+        or (_FIRST_TIME_CALLS.match(name) and e in first_call)
     ]  # fmt: skip
     return np.array(keep, dtype=np.int64)
 
