@@ -39,6 +39,26 @@ def test_no_operator_type_dominates_resnet50(advisor_ws: Path) -> None:
     assert facts["operator.top_type_share"] == pytest.approx(142461 / 603558, abs=1e-4)
 
 
+def test_dropout_rng_dominates_the_cpu_transformer(advisor_ws: Path) -> None:
+    # CPU-only: host self time is the compute. aten::bernoulli_ (dropout masks) 146.4 ms of
+    # 451.4 ms of operator self time (32.4 %), more than mm (20.2 %): above the host
+    # threshold (0.30), below the device one (0.40), so it fires through `on_host`.
+    f = fires(advise_path(shared(TRANSFORMER), advisor_ws), "hot_operator_type")
+    assert f.facts["operator.top_type"] == "bernoulli_"
+    assert f.facts["operator.on_host"] is True
+    assert f.facts["operator.top_type_share"] == pytest.approx(0.324, abs=0.002)
+    texts = [a.en for a in f.actions]
+    assert any("dropout" in t for t in texts) and not any("multiples of 8" in t for t in texts)
+
+
+def test_cnn_on_cpu_has_no_dominant_type(advisor_ws: Path) -> None:
+    # SmallCNN on the CPU: mkldnn_convolution 21.3 %, convolution_backward 21.1 %, batch
+    # norm 19.4 %: several types share the time, none dominates.
+    cnn = "torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json"
+    facts = _checked(advise_path(shared(cnn), advisor_ws), "hot_operator_type")
+    assert facts["operator.on_host"] is True and facts["operator.top_type_share"] < 0.25
+
+
 def test_float64_model_fires_precision_rule(planted: Path, advisor_ws: Path) -> None:
     f = fires(advise_path(planted / "float64", advisor_ws), "float64_compute")
     # model.double(): every matmul, attention and norm runs on float64. The share is of

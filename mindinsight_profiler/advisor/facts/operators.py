@@ -89,6 +89,20 @@ def top_type(ctx: Context) -> str:
     return str(_top_type(ctx)["type"])
 
 
+@fact(
+    "operator.on_host",
+    "bool",
+    "Whether operator times are host CPU time because the run has no accelerator (a "
+    "CPU-only PyTorch or MindSpore run): there an operator's self time is the compute, and "
+    "the table also holds every call's dispatch and the record_function ranges, which a "
+    "device-time table does not, so one type's share reads lower for the same dominance.",
+    "operator times",
+)
+def on_host(ctx: Context) -> bool:
+    _top_type(ctx)  # unavailable exactly when there is no operator table to judge
+    return ctx.report.get("device_type") == "cpu"
+
+
 # --- float64 compute -----------------------------------------------------------------------
 
 _FLOAT64 = ("double", "c10::double", "complex<double>", "c10::complex<double>")
