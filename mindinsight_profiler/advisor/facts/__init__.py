@@ -8,6 +8,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     config,
     data_pipeline,
     host,
+    host_cpu,
     memory,
     minddata,
     npu,
