@@ -51,9 +51,10 @@ def test_multi_process_iterator_is_not_flagged(advisor_ws: Path) -> None:
 
 
 def test_single_process_loader_without_a_significant_wait_is_fine(advisor_ws: Path) -> None:
-    # torch 2.13 CPU, num_workers=0: the single-process iterator, but only 4.1 % of the step
-    # waits (under the plugin's 5 %), so the refinement stays quiet (requires dataloader_wait).
-    advice = advise_path(shared("torch_cpu/small"), advisor_ws, worker="cnn_nw0_active5")
+    # torch 2.13 CPU, num_workers=0: the single-process iterator, but only ~1.2 % of every
+    # step waits (under the plugin's 5 %), so the refinement stays quiet (requires
+    # dataloader_wait). (cnn_nw0 waits 6.5-9.0 % of its typical steps: it fires, above.)
+    advice = advise_path(shared("torch_cpu/small"), advisor_ws, worker="transformer_nw0_active5")
     does_not_fire(advice, "dataloader_wait")
     does_not_fire(advice, "dataloader_single_process")
     checked = next(c for c in advice.checked if c.id == "dataloader_single_process")
@@ -89,3 +90,22 @@ def test_pytorch_runs_do_not_evaluate_the_mindspore_step_interval(advisor_ws: Pa
     missing = {n.id: n.reason for n in advice.not_evaluated}
     assert "MindSpore step trace" in missing["iteration_interval"]
     assert "minddata_host_queue_empty" in missing
+
+
+def test_an_outlier_step_does_not_hide_the_typical_wait(advisor_ws: Path) -> None:
+    # SmallCNN on the CPU, num_workers=0: the loader takes 1.33-1.85 ms in every step
+    # (6.5-9.0 % of steps of 16.7-22.6 ms); step 6 is 111.8 ms (contention), so the share of
+    # the mean step is 4.1 %, under the 5 % bar, and the typical step's is 7.4 %.
+    cnn = "torch_cpu/small/cnn_nw0_active5.1795320550475422677.pt.trace.json"
+    f = fires(advise_path(shared(cnn), advisor_ws), "dataloader_wait")
+    assert f.facts["data.wait_share"] < 0.05 < f.facts["data.wait_share_typical"]
+    assert abs(f.estimated_saving_us - 1562) < 5  # the saving stays the mean step's wait
+
+
+def test_a_small_wait_in_every_step_is_fine(advisor_ws: Path) -> None:
+    # The CPU transformer (num_workers=0) waits ~1.07 ms of 80-97 ms steps: ~1.2 % each.
+    t = "torch_cpu/small/transformer_nw0_active5.1795320562872505905.pt.trace.json"
+    advice = advise_path(shared(t), advisor_ws)
+    does_not_fire(advice, "dataloader_wait")
+    facts = next(c.facts for c in advice.checked if c.id == "dataloader_wait")
+    assert facts["data.wait_share_typical"] < 0.02

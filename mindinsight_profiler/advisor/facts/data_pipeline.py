@@ -67,6 +67,24 @@ def wait_us(ctx: Context) -> float | None:
     return None if share is None or average is None else share * average
 
 
+@fact(
+    "data.wait_share_typical",
+    "ratio",
+    "Median over steps of each step's exposed data wait divided by that step's duration: "
+    "the share in a typical step. A one-off step many times the others (a preempted or "
+    "garbage-collecting step) dilutes data.wait_share, the share of the mean step, although "
+    "the loop waits as long in every step.",
+    "DataLoader events in a PyTorch trace",
+)
+def wait_share_typical(ctx: Context) -> float | None:
+    section = _data_wait(ctx)
+    per_step = section.get("exposed_per_step_us") or section.get("per_step_us") or []
+    durations = (ctx.report.get("steps") or {}).get("durations_us") or []
+    pairs = zip(per_step, durations, strict=False)
+    shares = [float(w) / float(d) for w, d in pairs if d and w is not None]
+    return float(np.median(shares)) if shares else None
+
+
 def _loader_calls(ctx: Context) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Start, end (ns) and name of every `DataLoader.__next__` range (memoised)."""
     if "data.loader_calls" not in ctx.memo:

@@ -188,7 +188,7 @@ def _compare_steps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 )
 def contention_us(ctx: Context) -> Observed:
     excess, _, _ = _contention(ctx)
-    names, _, start = step_windows(ctx)
+    names, _, _ = step_windows(ctx)
     worst = np.argsort(-excess, kind="stable")[:3]
     evidence = tuple(
         Evidence(
