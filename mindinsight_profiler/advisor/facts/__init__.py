@@ -16,6 +16,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     perf,
     stability,
     steps,
+    sync_inferred,
     window,
 )
 from mindinsight_profiler.advisor.facts.registry import (

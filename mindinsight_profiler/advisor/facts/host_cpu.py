@@ -23,6 +23,7 @@ import numpy as np
 from mindinsight_profiler.advisor.facts.compute import step_of, step_windows
 from mindinsight_profiler.advisor.facts.operators import tree_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.sync_inferred import ran_on_device
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.kinds import Kind
@@ -50,6 +51,8 @@ def _calls(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise Unavailable("the run has a device: host operator time is not its compute")
     if trace is None or not (trace.kind == Kind.CPU_OP).any():
         raise Unavailable(f"needs {NEEDS}")
+    if ran_on_device(trace):
+        raise Unavailable("a host-only trace of a device job: its operators launch, not compute")
     tree = tree_of(ctx, trace)
     rows = tree.is_row & (trace.events["kind"][tree.index] == Kind.CPU_OP)
     index = tree.index[rows]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.sync_inferred import ran_on_device
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_comm_op_name
@@ -95,12 +96,16 @@ def top_type(ctx: Context) -> str:
     "Whether operator times are host CPU time because the run has no accelerator (a "
     "CPU-only PyTorch or MindSpore run): there an operator's self time is the compute, and "
     "the table also holds every call's dispatch and the record_function ranges, which a "
-    "device-time table does not, so one type's share reads lower for the same dominance.",
+    "device-time table does not, so one type's share reads lower for the same dominance. "
+    "False on a host-only trace of a job that ran on a device (NCCL, record_stream).",
     "operator times",
 )
 def on_host(ctx: Context) -> bool:
     _top_type(ctx)  # unavailable exactly when there is no operator table to judge
-    return ctx.report.get("device_type") == "cpu"
+    if ctx.report.get("device_type") != "cpu":
+        return False
+    # a host-only trace of a job that ran on a device: its operators launch, not compute
+    return not ran_on_device(ctx.trace) if ctx.load_trace else True
 
 
 # --- float64 compute -----------------------------------------------------------------------
