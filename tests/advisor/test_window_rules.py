@@ -59,3 +59,27 @@ def test_graph_capture_in_the_window(tmp_path: Path, advisor_ws: Path) -> None:
     path = write_trace(tmp_path / "g.pt.trace.json", events, deviceProperties=[H100])
     f = fires(advise_path(path, advisor_ws), "window_cuda_graph_capture")
     assert abs(f.facts["window.capture_us"] - 595) < 1e-6  # 1010-1305 and 1310-1610
+
+
+def test_mindspore_graph_compile_gap_is_compilation(advisor_ws: Path) -> None:
+    # GRAPH_MODE LeNet on the CPU: no compile event, but 385.6 ms pass with no operator
+    # before the optimizer graph's first AssignAdd (every later gap is at most 16.2 ms): the
+    # Momentum cell compiling on its first call; 4.5 % of the unmarked 20-step window.
+    advice = advise_path(shared("mindspore_cpu/legacy_graph_dataproc"), advisor_ws)
+    f = fires(advice, "window_compile")
+    assert abs(f.facts["window.compile_us"] - 385_593) < 1_000
+    assert 0.02 < f.facts["window.compile_share"] < 0.05  # fires through min_us
+    [ev] = f.evidence
+    assert ev.kind == "time_range" and "graph compile" in ev.label
+    assert ev.end_ns - ev.start_ns == round(f.facts["window.compile_us"] * 1000)
+    texts = " ".join(a.en for a in f.actions)
+    assert "enable_compile_cache" in texts and "torch.profiler" not in texts
+
+
+def test_pynative_first_call_gap_is_not_compilation(advisor_ws: Path) -> None:
+    # PyNative: a 47.0 ms gap before the first AssignAdd, but recurring gaps reach 52.5 ms:
+    # first-call work no longer than the run's usual pauses, not a graph compile.
+    advice = advise_path(shared("mindspore_cpu/legacy_pynative_mdprofiler"), advisor_ws)
+    does_not_fire(advice, "window_compile")
+    facts = next(c.facts for c in advice.checked if c.id == "window_compile")
+    assert facts["window.compile_us"] == 0

@@ -10,6 +10,9 @@ and keep its steady-state rules off a window that is mostly one-off work.
 Kinds, in priority order (a moment belongs to the first that covers it):
 - `compile`: torch.compile / Dynamo / AOTAutograd / Inductor / Triton compile ranges
   (`dynamo_timed` spans, `entire_frame_compile`, `compile_file`, `backend_compile`...);
+  on a MindSpore CPU run, which records no compile event, the operator-free gap before a
+  graph's first operator when it is far longer than any recurring gap (MindSpore compiles
+  a cell's graph on its first call, and nothing runs meanwhile);
 - `initialisation`: one-time runtime calls (device and context set-up, module loads, the
   first `cudaFree`) and launches that start a kernel's first run (lazy module loading),
   when they take 1 ms or more;
@@ -28,7 +31,7 @@ import numpy as np
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.analysis.categories import host_range_mask
 from mindinsight_profiler.analysis.steps.boundaries import Steps
-from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind
 from mindinsight_profiler.model.trace import Trace
 
 KINDS = ("compile", "initialisation", "capture", "warmup")
@@ -50,6 +53,10 @@ _INIT_CALLS = re.compile(
 _FIRST_TIME_CALLS = re.compile(r"^(cuda|hip)(Free|StreamCreate\w*|FuncGetAttributes)$")
 _LAUNCH = re.compile(r"^(cuda|hip|cu)LaunchKernel\w*$|^hipExtModuleLaunchKernel$")
 _WARMUP = re.compile(r"warm[-_ ]?up", re.IGNORECASE)
+#: A MindSpore graph-compile gap lasts at least this long (ns) ...
+MIN_COMPILE_GAP_NS = 50_000_000
+#: ... and this many times the longest gap that precedes an operator seen before.
+COMPILE_GAP_RATIO = 10.0
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,27 @@ def _init_events(trace: Trace) -> np.ndarray:
     return np.array(keep, dtype=np.int64)
 
 
+def _graph_compile_gaps(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """MindSpore CPU runs: the operator-free gaps before a graph's first operator that are
+    far longer than any gap of the recurring steps (see the module doc)."""
+    ev = trace.events
+    none = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if trace.meta.get("framework") != "mindspore" or np.isin(ev["kind"], DEVICE_KINDS).any():
+        return none
+    ops = np.flatnonzero(ev["kind"] == Kind.CPU_OP)
+    if len(ops) < 3:
+        return none
+    ops = ops[np.argsort(ev["start_ns"][ops], kind="stable")]
+    start, reach = ev["start_ns"][ops], np.maximum.accumulate(ev["end_ns"][ops])
+    gap = start[1:] - reach[:-1]
+    first = np.zeros(len(ops), dtype=bool)
+    first[np.unique(ev["name"][ops], return_index=True)[1]] = True
+    recurring = gap[~first[1:]]
+    longest = int(recurring.max()) if len(recurring) else 0
+    hit = first[1:] & (gap >= MIN_COMPILE_GAP_NS) & (gap >= COMPILE_GAP_RATIO * longest)
+    return reach[:-1][hit], start[1:][hit]
+
+
 def _capture_ranges(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     ev = trace.events
     begin = trace.names_matching(lambda s: s.endswith("StreamBeginCapture"))
@@ -109,8 +137,15 @@ def _capture_ranges(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
 
 def _events(trace: Trace) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray]]:
     host = host_range_mask(trace)
+    ev = trace.events
+    compiles = np.flatnonzero(host & trace.names_matching(lambda s: bool(_COMPILE.search(s))))
+    gap_start, gap_end = _graph_compile_gaps(trace)
     return {
-        "compile": np.flatnonzero(host & trace.names_matching(lambda s: bool(_COMPILE.search(s)))),
+        "compile": (
+            (np.concatenate([ev["start_ns"][compiles], gap_start]),
+             np.concatenate([ev["end_ns"][compiles], gap_end]))
+            if len(gap_start) else compiles
+        ),  # fmt: skip
         "initialisation": _init_events(trace),
         "capture": _capture_ranges(trace),
         "warmup": np.flatnonzero(host & trace.names_matching(lambda s: bool(_WARMUP.search(s)))),
@@ -127,7 +162,7 @@ def profiled_window(trace: Trace, steps: Steps) -> Window:
     for j, (kind, found) in enumerate(_events(trace).items()):
         if isinstance(found, tuple):
             start, end = found
-            name = "graph capture"
+            name = "graph capture" if kind == "capture" else "graph compile (no operator runs)"
         else:
             start, end = ev["start_ns"][found], ev["end_ns"][found]
             name = ""
