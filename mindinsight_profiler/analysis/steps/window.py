@@ -140,12 +140,14 @@ def _events(trace: Trace) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray
     ev = trace.events
     compiles = np.flatnonzero(host & trace.names_matching(lambda s: bool(_COMPILE.search(s))))
     gap_start, gap_end = _graph_compile_gaps(trace)
+    compile_ranges: np.ndarray | tuple[np.ndarray, np.ndarray] = compiles
+    if len(gap_start):
+        compile_ranges = (
+            np.concatenate([ev["start_ns"][compiles], gap_start]),
+            np.concatenate([ev["end_ns"][compiles], gap_end]),
+        )
     return {
-        "compile": (
-            (np.concatenate([ev["start_ns"][compiles], gap_start]),
-             np.concatenate([ev["end_ns"][compiles], gap_end]))
-            if len(gap_start) else compiles
-        ),  # fmt: skip
+        "compile": compile_ranges,
         "initialisation": _init_events(trace),
         "capture": _capture_ranges(trace),
         "warmup": np.flatnonzero(host & trace.names_matching(lambda s: bool(_WARMUP.search(s)))),
