@@ -92,3 +92,24 @@ def test_host_cpu_facts_need_a_cpu_only_run(advisor_ws: Path) -> None:
     advice = advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws)
     [skipped] = [n for n in advice.not_evaluated if n.id == "host_contention"]
     assert "has a device" in skipped.reason
+
+
+def test_contention_explains_slow_loader_calls(tmp_path: Path, advisor_ws: Path) -> None:
+    # The contended CNN's slowest DataLoader call is 8.8 ms; with the slow-call bar at 5 ms
+    # that call would be reported, but it is the same lost CPU that host_contention names.
+    rule = (Path(__file__).parents[2] / "rules" / "slow_dataloader_call.toml").read_text()
+    assert "threshold_us = 10000" in rule
+    (tmp_path / "slow_dataloader_call.toml").write_text(
+        rule.replace("threshold_us = 10000", "threshold_us = 5000")
+    )
+    advice = advise_path(shared(CNN_NW2), advisor_ws, rules_dirs=(tmp_path,))
+    fires(advice, "host_contention")
+    assert {s.id: s.by for s in advice.suppressed}.get("slow_dataloader_call") == "host_contention"
+
+
+def test_a_cut_trace_has_no_untracked_time(advisor_ws: Path) -> None:
+    # HTA's cpu_only fixture: a 210 ms ProfilerStep with no operator of its own thread in it
+    # (the rest of the trace was removed): its gaps are missing data, not untracked time.
+    advice = advise_path(shared("hta/cpu_only"), advisor_ws)
+    [skipped] = [n for n in advice.not_evaluated if n.id == "untracked_time"]
+    assert "own thread" in skipped.reason

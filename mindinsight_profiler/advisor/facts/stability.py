@@ -113,6 +113,15 @@ def _gaps(ctx: Context) -> dict[str, Any]:
     busy = union(ev["start_ns"][active], ev["end_ns"][active])
     starts = np.asarray(steps["start_ns"], dtype=np.int64)
     ends = starts + (np.asarray(steps["durations_us"]) * 1000).astype(np.int64)
+    # The steps' own thread must show its work: with no operator of it inside any step
+    # (a trace cut down to a few events), its gaps are missing data, not untracked time.
+    step_tracks = np.unique(ev["track"][trace.names_matching(is_step_name)])
+    own = np.flatnonzero((ev["kind"] == Kind.CPU_OP) & np.isin(ev["track"], step_tracks))
+    at = np.searchsorted(starts, ev["start_ns"][own], side="right") - 1
+    if len(step_tracks) and not (
+        (at >= 0) & (ev["start_ns"][own] < ends[np.clip(at, 0, None)])
+    ).any():
+        raise Unavailable("no operator of the steps' own thread runs inside the steps")
     gaps: list[tuple[str, int, int]] = []
     per_step = []
     for name, s, e in zip(steps["names"], starts.tolist(), ends.tolist(), strict=True):
