@@ -118,9 +118,10 @@ def _gaps(ctx: Context) -> dict[str, Any]:
     step_tracks = np.unique(ev["track"][trace.names_matching(is_step_name)])
     own = np.flatnonzero((ev["kind"] == Kind.CPU_OP) & np.isin(ev["track"], step_tracks))
     at = np.searchsorted(starts, ev["start_ns"][own], side="right") - 1
-    if len(step_tracks) and not (
-        (at >= 0) & (ev["start_ns"][own] < ends[np.clip(at, 0, None)])
-    ).any():
+    if (
+        len(step_tracks)
+        and not ((at >= 0) & (ev["start_ns"][own] < ends[np.clip(at, 0, None)])).any()
+    ):
         raise Unavailable("no operator of the steps' own thread runs inside the steps")
     gaps: list[tuple[str, int, int]] = []
     per_step = []
