@@ -26,6 +26,7 @@ from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unava
 from mindinsight_profiler.advisor.facts.sync_inferred import ran_on_device
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis.categories import is_comm_op_name
 from mindinsight_profiler.model.kinds import Kind
 
 #: A type is "tiny" when a quarter of its calls take under this (ns) ...
@@ -54,7 +55,9 @@ def _calls(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if ran_on_device(trace):
         raise Unavailable("a host-only trace of a device job: its operators launch, not compute")
     tree = tree_of(ctx, trace)
-    rows = tree.is_row & (trace.events["kind"][tree.index] == Kind.CPU_OP)
+    # collectives (gloo) wait for the other ranks: their time is not this host's compute
+    comm = trace.names_matching(is_comm_op_name)[tree.index]
+    rows = tree.is_row & (trace.events["kind"][tree.index] == Kind.CPU_OP) & ~comm
     index = tree.index[rows]
     start = trace.events["start_ns"][index]
     order = np.argsort(start, kind="stable")
