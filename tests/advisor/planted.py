@@ -19,6 +19,8 @@ torch.profiler and, with `--plant`, introduces exactly one problem:
   elementwise_chain each block's output goes through eight unfused element-wise operators
                     (the kind of chain a compiler fuses into one kernel)
   fused_adam        Adam with fused=True (one fused kernel per step, not per-tensor updates)
+  anomaly           torch.autograd.set_detect_anomaly(True) left on: every autograd node
+                    records the Python stack of its forward (a debugging aid, slow)
 
 Usage: python -m tests.advisor.planted --plant NAME [NAME ...] --out DIR [--active N]
 Each trace is written as DIR/<plant>/<plant>.<pid>.pt.trace.json (tensorboard_trace_handler).
@@ -44,6 +46,7 @@ PLANTS = (
     "compile",
     "elementwise_chain",
     "fused_adam",
+    "anomaly",
 )
 
 
@@ -119,7 +122,7 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
     labels = torch.randint(0, 4, (steps, 16))
     kept: list[torch.Tensor] = []
     out.mkdir(parents=True, exist_ok=True)
-    with profile(
+    with torch.autograd.set_detect_anomaly(plant == "anomaly"), profile(
         activities=[ProfilerActivity.CPU],
         schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
         on_trace_ready=tensorboard_trace_handler(str(out), worker_name=plant),
