@@ -122,17 +122,20 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
     labels = torch.randint(0, 4, (steps, 16))
     kept: list[torch.Tensor] = []
     out.mkdir(parents=True, exist_ok=True)
-    with torch.autograd.set_detect_anomaly(plant == "anomaly"), profile(
-        activities=[ProfilerActivity.CPU],
-        schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
-        on_trace_ready=tensorboard_trace_handler(str(out), worker_name=plant),
-        record_shapes=True,
-        profile_memory=True,
-        # the compile plant without stacks: Python events of Inductor's compilation make a trace
-        # of gigabytes, and torch 2.13 writes some of their names unescaped (invalid JSON)
-        with_stack=plant != "compile",
-        with_modules=True,
-    ) as prof:
+    with (
+        torch.autograd.set_detect_anomaly(plant == "anomaly"),
+        profile(
+            activities=[ProfilerActivity.CPU],
+            schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
+            on_trace_ready=tensorboard_trace_handler(str(out), worker_name=plant),
+            record_shapes=True,
+            profile_memory=True,
+            # the compile plant without stacks: Python events of Inductor's compilation make a trace
+            # of gigabytes, and torch 2.13 writes some of their names unescaped (invalid JSON)
+            with_stack=plant != "compile",
+            with_modules=True,
+        ) as prof,
+    ):
         forward = model
         for step in range(steps):
             if plant == "compile" and step == 2:  # the first active step compiles

@@ -7,6 +7,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     compute,
     config,
     data_pipeline,
+    debug,
     host,
     host_cpu,
     memory,
