@@ -13,6 +13,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     npu,
     operators,
     perf,
+    perf_compute,
     stability,
     steps,
     window,
