@@ -99,7 +99,10 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name} {shapes}: {pct:.1f} % of its roof, compute-bound (tiling or shape)",
         "{name} {shapes}：仅达到其屋顶的 {pct:.1f} %，计算受限（分块或形状问题）",
     ),
-    "layout_kernel": ("{name}: {us:,.0f} us, {calls} calls", "{name}：{us:,.0f} us，{calls} 次调用"),
+    "layout_kernel": (
+        "{name}: {us:,.0f} us, {calls} calls",
+        "{name}：{us:,.0f} us，{calls} 次调用",
+    ),
     "sdpa_math": (
         "{name} {shapes}: {us:,.0f} us on the math path",
         "{name} {shapes}：{us:,.0f} us 走 math 实现",

@@ -25,9 +25,7 @@ def elementwise(opname: str, elements: int, kernel_us: float) -> Call:
     return (opname, dims, types, "vectorized_elementwise_kernel", kernel_us)
 
 
-def gpu_trace(
-    folder: Path, step_calls: list[Call], steps: int = 3, gap_us: float = 20.0
-) -> Path:
+def gpu_trace(folder: Path, step_calls: list[Call], steps: int = 3, gap_us: float = 20.0) -> Path:
     """`steps` steps, each running `step_calls` back to back on the GPU (the kernels `gap_us`
     apart); a step lasts as long as its kernels plus the gaps."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -88,9 +88,7 @@ def busy_mfu(ctx: Context) -> Observed:
 
 def _slow_matrix(ctx: Context) -> tuple[list[dict[str, Any]], float]:
     model = _device_model(ctx)
-    rows = [
-        r for r in model["shapes"] if r["category"] in _MATRIX and r["pct_of_roof"] is not None
-    ]
+    rows = [r for r in model["shapes"] if r["category"] in _MATRIX and r["pct_of_roof"] is not None]
     total = sum(r["time_us"] for r in rows)
     if not total:
         raise Unavailable("no GEMM or convolution call with shapes, time and a roof")
