@@ -12,8 +12,9 @@ from tests.tracegen import kernel, op, runtime, write_trace
 
 HALF = "c10::Half"
 
-#: (operator, input dims, input types, kernel name, kernel microseconds)
-Call = tuple[str, list[Any], list[str], str, float]
+#: (operator, input dims, input types, kernel name, kernel microseconds[, wrapping
+#: operators, outermost first, called with the same inputs])
+Call = tuple[Any, ...]
 
 
 def mm(m: int, k: int, n: int, kernel_us: float, name: str = "sm90_xmma_gemm_f16f16") -> Call:
@@ -36,11 +37,16 @@ def gpu_trace(folder: Path, step_calls: list[Call], steps: int = 3, gap_us: floa
         length = sum(c[4] + gap_us for c in step_calls) + 50
         events.append(op(f"ProfilerStep#{s}", t, length, cat="user_annotation"))
         host, device = t + 5, t + 30
-        for name, dims, types, kname, us in step_calls:
+        for name, dims, types, kname, us, *wrap in step_calls:
             corr += 1
+            shapes = {"Input Dims": dims, "Input type": types}
+            outer = list(wrap[0]) if wrap else []
+            for depth, parent in enumerate(outer):
+                events.append(op(parent, host + 0.1 * depth, 4.8 - 0.2 * depth, **shapes))
+            inner = host + 0.1 * len(outer)
             events += [
-                op(name, host, 4, **{"Input Dims": dims, "Input type": types}),
-                runtime("cudaLaunchKernel", host + 1, 2, corr),
+                op(name, inner, 4 - 0.2 * len(outer), **shapes),
+                runtime("cudaLaunchKernel", inner + 0.5, 2, corr),
                 kernel(kname, device, us, corr),
             ]
             host += 5

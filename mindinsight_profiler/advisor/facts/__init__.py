@@ -7,6 +7,8 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     compute,
     config,
     data_pipeline,
+    device_ops,
+    fusion,
     host,
     memory,
     minddata,
