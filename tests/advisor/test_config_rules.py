@@ -89,6 +89,15 @@ def test_optimizer_rules_not_evaluated_without_optimizer_spans(advisor_ws: Path)
     assert {"unfused_optimizer", "zero_grad_memset"} <= missing
 
 
+def test_a_handful_of_gradients_is_not_worth_releasing(advisor_ws: Path) -> None:
+    """The TensorBoard plugin's toy MLP zeroes 4 gradients per step (330 us, per-call
+    overhead of a toy): below the 10 the rule asks for."""
+    path = shared("kineto/tb_plugin_expected")
+    advice = advise_path(path, advisor_ws, "gpu_metrics_input")
+    does_not_fire(advice, "zero_grad_memset")
+    assert _checked(advice, "zero_grad_memset")["optimizer.zero_grad_fills"] == 4
+
+
 def test_dataparallel_is_detected(planted: Path, advisor_ws: Path) -> None:
     f = fires(advise_path(planted / "dataparallel", advisor_ws), "dataparallel")
     assert f.facts["config.data_parallel_calls"] == 1  # one forward per step
