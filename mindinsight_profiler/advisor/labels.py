@@ -107,6 +107,10 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name} {shapes}: {us:,.0f} us on the math path",
         "{name} {shapes}：{us:,.0f} us 走 math 实现",
     ),
+    "create_then_copy": (
+        "{name} on the host, then {copy}: {us:,.0f} us",
+        "{name} 在主机上创建，随后 {copy}：{us:,.0f} us",
+    ),
     "elementwise_chain": (
         "{length} element-wise calls in a row: {names} ({us:,.0f} us)",
         "连续 {length} 个逐元素调用：{names}（{us:,.0f} us）",

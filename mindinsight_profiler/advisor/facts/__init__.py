@@ -6,6 +6,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     communication,
     compute,
     config,
+    create_on_device,
     data_pipeline,
     device_ops,
     fusion,
