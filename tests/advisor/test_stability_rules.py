@@ -29,12 +29,12 @@ def test_one_sleeping_step_is_an_outlier(planted: Path, advisor_ws: Path) -> Non
     assert (slowest.kind, slowest.step, slowest.page) == ("step", "5", "timeline")
     assert slowest.value > 300_000
     median = f.facts["stability.median_step_us"]
-    # Saving = excess over the median of every slow step, per step: the planted one (and, on
-    # a loaded machine, maybe another among the three longest shown, above 1.5x the median
-    # or above 1.25x and far outside the spread).
-    surely = sum(e.value - median for e in f.evidence if e.value > 1.5 * median) / 6
-    maybe = sum(e.value - median for e in f.evidence if e.value > 1.25 * median) / 6
-    assert surely * (1 - 1e-3) <= f.estimated_saving_us <= maybe * (1 + 1e-3)
+    # Saving = excess over the median of every step above 1.5x it, per step: the planted one
+    # (and, on a loaded machine, maybe another among the three longest shown). A CPU run
+    # counts no step below 1.5x: its steps move that much with scheduling alone.
+    slow = [e.value - median for e in f.evidence if e.value > 1.5 * median]
+    assert f.estimated_saving_us == pytest.approx(sum(slow) / 6, rel=1e-3)
+    assert f.facts["stability.slow_steps"] == 0
     assert f.estimated_saving_us + 0.001 >= (slowest.value - median) / 6 > 45_000
     assert f.severity == "high"
     assert slowest.end_ns - slowest.start_ns == pytest.approx(slowest.value * 1000, abs=1)
