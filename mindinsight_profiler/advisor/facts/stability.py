@@ -116,8 +116,8 @@ def slow_steps(ctx: Context) -> int:
     "stability.outlier_excess_us",
     "us",
     "Time per step the run would save if every slow step (above 1.5x the median, or on a "
-    f"device run above {SLOW_RATIO}x and far outside the spread) took the median (sum of their excess "
-    "over the median / number of steps), microseconds.",
+    f"device run above {SLOW_RATIO}x and far outside the spread) took the median (sum of "
+    "their excess over the median / number of steps), microseconds.",
     f"at least {MIN_STEPS} steps",
 )
 def outlier_excess_us(ctx: Context) -> float:
