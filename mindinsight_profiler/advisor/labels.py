@@ -111,6 +111,10 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name} on the host, then {copy}: {us:,.0f} us",
         "{name} 在主机上创建，随后 {copy}：{us:,.0f} us",
     ),
+    "fusible_pattern": (
+        "{pattern} written by hand: {names} ({us:,.0f} us)",
+        "手写的 {pattern_zh}：{names}（{us:,.0f} us）",
+    ),
     "elementwise_chain": (
         "{length} element-wise calls in a row: {names} ({us:,.0f} us)",
         "连续 {length} 个逐元素调用：{names}（{us:,.0f} us）",

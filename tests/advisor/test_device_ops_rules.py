@@ -86,6 +86,46 @@ def test_element_wise_chain_on_the_gpu(tmp_path: Path, advisor_ws: Path) -> None
     assert facts["fusion.elementwise_chains"] == 0  # runs of 2 and 1
 
 
+def _llm_block(hidden: int, tokens: int, us: float) -> list[tuple]:
+    """A LLaMA-style block written by hand: RMSNorm (pow, mean, add, rsqrt, mul, mul with a
+    cast), rotary embedding (mul, neg, cat, mul, add), SwiGLU (silu, mul), then a GEMM."""
+    x, col, half = [tokens, hidden], [tokens, 1], [tokens, hidden // 2]
+    fp32, cast = ["float", "Scalar"], ("aten::to", [x, [], []], [HALF], "cast_kernel", us)
+
+    def ew(name: str, dims: list) -> tuple:
+        return (f"aten::{name}", dims, fp32, "vectorized_elementwise_kernel", us)
+
+    return [
+        ew("pow", [x, []]),
+        ("aten::mean", [x, [], []], ["float"], "reduce_kernel", us),
+        ew("add", [col, []]),
+        ew("rsqrt", [col]),
+        ew("mul", [x, col]),
+        cast,
+        ew("mul", [[hidden], x]),
+        ew("mul", [x, x]),
+        ew("neg", [half]),
+        ("aten::cat", [[half, half], []], ["float"], "cat_kernel", us),
+        ew("mul", [x, x]),
+        ew("add", [x, x]),
+        ew("silu", [x]),
+        ew("mul", [x, x]),
+        mm(4096, 4096, 4096, 160),
+    ]
+
+
+def test_hand_written_fused_operators(tmp_path: Path, advisor_ws: Path) -> None:
+    calls = _llm_block(4096, 4096, 30)
+    trace = gpu_trace(tmp_path / "llm", calls, steps=1)  # one step: 3 evidence rows
+    f = fires(advise_path(trace.parent, advisor_ws), "fusion_candidates")
+    labels = {e.label.split(" written")[0] for e in f.evidence}
+    assert labels == {"RMSNorm", "rotary embedding", "SwiGLU"}
+    assert f.facts["fusion.elementwise_chains"] == 3
+    # every call but the GEMM and the cast is in a pattern: 13 x 30 us
+    assert f.facts["fusion.elementwise_chain_us"] == pytest.approx(13 * 30)
+    assert f.facts["fusion.elementwise_chain_share"] > 0.6
+
+
 # --- conv_layout -----------------------------------------------------------------------------
 
 

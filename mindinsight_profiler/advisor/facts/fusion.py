@@ -9,7 +9,10 @@ element-wise (`analysis/perf/calls.py`), each on a first input of the same shape
 fused kernel can take), outside the optimizer (per-parameter updates are
 `unfused_optimizer`'s). Generators (random masks such as dropout's `bernoulli_`, fills) read
 no input tensor, so nothing flows into them from the previous operator: they break a chain,
-and their time is random-number or write work that fusion does not remove. Times are the
+and their time is random-number or write work that fusion does not remove. Besides such
+chains, the hand-written forms of operators that exist fused (msprof-analyze's fusible-API
+check: RMSNorm, rotary embedding, SwiGLU) count wherever their calls follow one another
+(casts between them left out). Times are the
 perf model's: the kernels a call launched on a device run, the call's own duration on the
 host.
 """
@@ -38,6 +41,14 @@ NEEDS = "operator calls with recorded shapes (record_shapes=True)"
 MIN_CHAIN = 3
 EVIDENCE_ROWS = 5
 _ELEMENTWISE = CATEGORIES.index("elementwise")
+#: Hand-written forms of fused operators: consecutive calls on a thread (aten:: names).
+PATTERNS = {
+    "RMSNorm": ("pow", "mean", "add", "rsqrt", "mul", "mul"),
+    "rotary embedding": ("mul", "neg", "cat", "mul", "add"),
+    "SwiGLU": ("silu", "mul"),
+}
+_PATTERNS_ZH = {"RMSNorm": "RMSNorm", "rotary embedding": "旋转位置编码", "SwiGLU": "SwiGLU"}
+_CASTS = ("aten::to", "aten::_to_copy", "aten::type_as")
 _GENERATORS = re.compile(
     r"^aten::(bernoulli|uniform|normal|random|rand|randn|randint|randperm|exponential|"
     r"geometric|cauchy|log_normal|fill|zero|zeros|ones|full|empty)(_|$|\.)"
@@ -72,6 +83,27 @@ def _base_us(ctx: Context) -> float:
     totals = model["totals"]
     share = totals["compute_share"] if totals["time_base"] == "device" else 1.0
     return float(totals["device_us"]) * float(share or 0.0)
+
+
+def _patterns(trace: Trace, events: np.ndarray) -> list[tuple[str, list[int]]]:
+    """(pattern, positions in `events`) of each hand-written fused operator: PATTERNS'
+    names on consecutive calls of one thread, casts skipped (`events` sorted by thread and
+    start)."""
+    ev = trace.events
+    names = trace.strings.lookup(ev["name"][events])
+    keep = [i for i, n in enumerate(names) if n and n not in _CASTS]
+    found: list[tuple[str, list[int]]] = []
+    taken: set[int] = set()
+    for what, pattern in PATTERNS.items():
+        want = [f"aten::{p}" for p in pattern]
+        for k in range(len(keep) - len(want) + 1):
+            pos = keep[k : k + len(want)]
+            if taken.intersection(pos) or [names[i] for i in pos] != want:
+                continue
+            if len({int(ev["track"][events[i]]) for i in pos}) == 1:
+                found.append((what, pos))
+                taken.update(pos)
+    return found
 
 
 def _chains(ctx: Context) -> dict[str, Any]:
@@ -109,25 +141,37 @@ def _chains(ctx: Context) -> dict[str, Any]:
             chains.append(run)
         run.append(i)
         last = key
-    chains = [c for c in chains if len(c) >= MIN_CHAIN]
-    timed = sorted(((float(time_ns[rows[c]].sum()), c) for c in chains), key=lambda x: -x[0])
-    total_ns = sum(t for t, _ in timed)
+    matches = _patterns(trace, events)
+    matched = {i for _, m in matches for i in m}
+    groups = [("", c) for c in chains if len(c) >= MIN_CHAIN and not set(c) <= matched]
+    groups += matches
+    timed = sorted(
+        ((float(time_ns[rows[c]].sum()), what, c) for what, c in groups), key=lambda x: -x[0]
+    )
+    in_any = sorted({i for _, c in groups for i in c})
+    total_ns = float(time_ns[rows[in_any]].sum()) if in_any else 0.0
 
-    def evidence(ns: float, chain: list[int]) -> Evidence:
+    def evidence(ns: float, what: str, chain: list[int]) -> Evidence:
         names = [trace.strings[int(ev["name"][events[i]])].replace("aten::", "") for i in chain]
         text = " -> ".join(names[:6]) + (" ..." if len(names) > 6 else "")
         first, end = events[chain[0]], events[chain[-1]]
+        if what:
+            words = label(
+                "fusible_pattern", pattern=what, pattern_zh=_PATTERNS_ZH[what], names=text,
+                us=ns / 1000.0,
+            )  # fmt: skip
+        else:
+            words = label("elementwise_chain", length=len(chain), names=text, us=ns / 1000.0)
         return Evidence(
             kind="time_range", page="timeline", value=ns / 1000.0, unit="us", name=names[0],
-            start_ns=int(ev["start_ns"][first]), end_ns=int(ev["end_ns"][end]),
-            **label("elementwise_chain", length=len(chain), names=text, us=ns / 1000.0),
+            start_ns=int(ev["start_ns"][first]), end_ns=int(ev["end_ns"][end]), **words,
         )  # fmt: skip
 
     out = {
         "share": total_ns / 1000.0 / base,
         "us": total_ns / 1000.0 / steps_count(ctx),
-        "chains": len(chains) / steps_count(ctx),
-        "evidence": tuple(evidence(ns, c) for ns, c in timed[:EVIDENCE_ROWS]),
+        "chains": len(groups) / steps_count(ctx),
+        "evidence": tuple(evidence(*t) for t in timed[:EVIDENCE_ROWS]),
     }
     ctx.memo["fusion.chains"] = out
     return out
@@ -138,7 +182,8 @@ def _chains(ctx: Context) -> dict[str, Any]:
     "ratio",
     f"Share (0..1) of compute time (device compute, or host operator time on a CPU run) in "
     f"chains of {MIN_CHAIN} or more element-wise calls in a row on same-shaped inputs, "
-    "outside the optimizer; evidence: the longest chains, with their operators.",
+    "outside the optimizer, and in hand-written RMSNorm / rotary embedding / SwiGLU "
+    "sequences; evidence: the costliest chains and sequences, with their operators.",
     NEEDS,
 )
 def elementwise_chain_share(ctx: Context) -> Observed:
@@ -159,7 +204,7 @@ def elementwise_chain_us(ctx: Context) -> float:
 @fact(
     "fusion.elementwise_chains",
     "count",
-    "Element-wise chains per step.",
+    "Element-wise chains and hand-written fused-operator sequences per step.",
     NEEDS,
 )
 def elementwise_chains(ctx: Context) -> float:
