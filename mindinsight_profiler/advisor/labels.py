@@ -91,6 +91,34 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name} {shapes}：维度 {dims} 未按 Tensor Core 分块对齐",
     ),
     "fp32_matrix": ("{name} {shapes} in FP32", "{name} {shapes} 以 FP32 计算"),
+    "slow_gemm_small": (
+        "{name} {shapes}: {pct:.1f} % of its roof, small ({intensity:,.1f} FLOP/byte)",
+        "{name} {shapes}：仅达到其屋顶的 {pct:.1f} %，规模过小（{intensity:,.1f} FLOP/字节）",
+    ),
+    "slow_gemm_tiled": (
+        "{name} {shapes}: {pct:.1f} % of its roof, compute-bound (tiling or shape)",
+        "{name} {shapes}：仅达到其屋顶的 {pct:.1f} %，计算受限（分块或形状问题）",
+    ),
+    "layout_kernel": (
+        "{name}: {us:,.0f} us, {calls} calls",
+        "{name}：{us:,.0f} us，{calls} 次调用",
+    ),
+    "sdpa_math": (
+        "{name} {shapes}: {us:,.0f} us on the math path",
+        "{name} {shapes}：{us:,.0f} us 走 math 实现",
+    ),
+    "create_then_copy": (
+        "{name} on the host, then {copy}: {us:,.0f} us",
+        "{name} 在主机上创建，随后 {copy}：{us:,.0f} us",
+    ),
+    "fusible_pattern": (
+        "{pattern} written by hand: {names} ({us:,.0f} us)",
+        "手写的 {pattern_zh}：{names}（{us:,.0f} us）",
+    ),
+    "elementwise_chain": (
+        "{length} element-wise calls in a row: {names} ({us:,.0f} us)",
+        "连续 {length} 个逐元素调用：{names}（{us:,.0f} us）",
+    ),
     "attention_sequence": ("matmul -> softmax -> matmul", "matmul -> softmax -> matmul 序列"),
     "kernel_occupancy": (
         "{name}: {occupancy:.1f} % occupancy, {us:,.0f} us",

@@ -34,19 +34,20 @@ def _pytorch(ctx: Context) -> Trace:
 
 
 def _spans(trace: Trace, prefix: str) -> np.ndarray:
-    return np.flatnonzero(
-        trace.names_matching(lambda s: s.startswith(prefix)) & (trace.kind == Kind.USER_ANNOTATION)
-    )
+    """The record_function spans named `prefix...`: user annotations, or operator events in
+    traces of PyTorch 1.8 and older, which wrote record_function ranges with cat "Operator"
+    (the TensorBoard plugin's ResNet-50 runs: `Optimizer.step#SGD.step` is a CPU op)."""
+    kinds = (trace.kind == Kind.USER_ANNOTATION) | (trace.kind == Kind.CPU_OP)
+    return np.flatnonzero(trace.names_matching(lambda s: s.startswith(prefix)) & kinds)
 
 
 def _top_ops_inside(trace: Trace, spans: np.ndarray) -> list[np.ndarray]:
-    """For each span: the operators it calls directly (not those nested in other operators)."""
+    """For each span: the operators it calls directly (not those nested in other operators;
+    the span itself may be an operator event, see `_spans`)."""
     ev = trace.events
     parent = ev["parent"]
-    ops = np.flatnonzero(
-        (ev["kind"] == Kind.CPU_OP)
-        & ((parent < 0) | (ev["kind"][np.clip(parent, 0, None)] != Kind.CPU_OP))
-    )
+    is_op = ev["kind"] == Kind.CPU_OP
+    ops = np.flatnonzero(is_op)
     ops = ops[np.argsort(ev["start_ns"][ops], kind="stable")]
     starts = ev["start_ns"][ops]
     out = []
@@ -54,9 +55,12 @@ def _top_ops_inside(trace: Trace, spans: np.ndarray) -> list[np.ndarray]:
         lo, hi = np.searchsorted(starts, [ev["start_ns"][s], ev["end_ns"][s]], side="left")
         inside = ops[lo:hi]
         inside = inside[
-            (ev["track"][inside] == ev["track"][s]) & (ev["end_ns"][inside] <= ev["end_ns"][s])
+            (ev["track"][inside] == ev["track"][s])
+            & (ev["end_ns"][inside] <= ev["end_ns"][s])
+            & (inside != s)
         ]
-        out.append(inside)
+        up = parent[inside]
+        out.append(inside[(up == s) | (up < 0) | ~is_op[np.clip(up, 0, None)]])
     return out
 
 

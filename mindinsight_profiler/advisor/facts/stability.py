@@ -84,17 +84,49 @@ def max_robust_z(ctx: Context) -> float:
     return float((d.max() - median) / sigma) if sigma > 0 else 1e9
 
 
+#: A step this much above the median (and `SLOW_Z` robust deviations) is slow; two of them in
+#: one window are a recurring stall, not the one-off first step of the window.
+SLOW_RATIO = 1.25
+SLOW_Z = 3.0
+
+
+def _slow(d: np.ndarray) -> np.ndarray:
+    median = float(np.median(d))
+    sigma = 1.4826 * float(np.median(np.abs(d - median)))
+    far = (d - median) > SLOW_Z * sigma if sigma > 0 else d > median
+    return far & (d > SLOW_RATIO * median)
+
+
+@fact(
+    "stability.slow_steps",
+    "count",
+    f"Steps above {SLOW_RATIO}x the median and {SLOW_Z:.0f} robust standard deviations above "
+    "it, on a device run: one is often the window's first step, two or more a stall that "
+    "recurs (host contention, GC, periodic work). 0 on CPU-only runs, whose steps move by "
+    "that much with scheduling alone (the planted CPU runs on a shared machine: 5.4-10.6 ms "
+    "steps of the same work); there only steps 1.5x the median count.",
+    f"at least {MIN_STEPS} steps",
+)
+def slow_steps(ctx: Context) -> int:
+    slow = _slow(_durations(ctx, averaged=True))
+    return int(slow.sum()) if ctx.report.get("device_type") in ("gpu", "npu") else 0
+
+
 @fact(
     "stability.outlier_excess_us",
     "us",
-    "Time per step the run would save if every step above 1.5x the median took the median "
-    "(sum of their excess over the median / number of steps), microseconds.",
+    "Time per step the run would save if every slow step (above 1.5x the median, or on a "
+    f"device run above {SLOW_RATIO}x and far outside the spread) took the median (sum of "
+    "their excess over the median / number of steps), microseconds.",
     f"at least {MIN_STEPS} steps",
 )
 def outlier_excess_us(ctx: Context) -> float:
     d = _durations(ctx, averaged=True)
     median = float(np.median(d))
-    return float(np.clip(d[d > 1.5 * median] - median, 0, None).sum() / len(d))
+    slow = d > 1.5 * median
+    if ctx.report.get("device_type") in ("gpu", "npu"):
+        slow |= _slow(d)
+    return float(np.clip(d[slow] - median, 0, None).sum() / len(d))
 
 
 def _gaps(ctx: Context) -> dict[str, Any]:

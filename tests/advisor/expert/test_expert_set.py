@@ -35,8 +35,12 @@ from tests.conftest import SHARED_DATA
 #: (float64 by compute dtype, fused optimizers, syncs under 1 %, annotations not op types):
 #: precision 0.73; with device-aware actions and the one-job check for ranks: precision
 #: 0.74-0.75, recall 0.56-0.58 (the planted CPU runs move recall by about 0.02 run to run).
+#: With the device-compute families (low_mfu, gemm_efficiency, fusion_candidates,
+#: conv_layout, sdpa_math_backend, create_on_device) and PyTorch 1.8's optimizer spans read:
+#: precision 0.74-0.75, recall 0.68-0.69 (on the 31 shared inputs alone 0.72 / 0.66; the
+#: planted CPU runs on a loaded machine add or drop untracked_time / step_outlier findings).
 #: The floors keep a margin for that variation; raise them as the advisor improves.
-FLOORS = {"precision": 0.70, "recall": 0.53}
+FLOORS = {"precision": 0.70, "recall": 0.62}
 TARGET = {"precision": 0.95, "recall": 0.90}
 MIN_INPUTS = 25
 
