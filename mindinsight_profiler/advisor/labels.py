@@ -65,6 +65,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{api} from {inner} in {outer}: {calls} calls, {us:,.0f} us",
         "{outer} 中的 {inner} 调用 {api}：{calls} 次，{us:,.0f} us",
     ),
+    "d2h_sync": (
+        "{name} at {line}: {calls} blocking waits for device values, {us:,.0f} us",
+        "{line} 处的 {name}：{calls} 次等待设备数值的阻塞，{us:,.0f} us",
+    ),
+    "dtod_copies": (
+        "{name}: {calls} device-to-device copies, {us:,.0f} us",
+        "{name}：{calls} 次设备到设备拷贝，{us:,.0f} us",
+    ),
     "pageable_copies": (
         "{name}: {calls} pageable host-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次从可分页内存到设备的拷贝，{us:,.0f} us",
