@@ -73,6 +73,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name}: {calls} device-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次设备到设备拷贝，{us:,.0f} us",
     ),
+    "memory_peak": (
+        "{device}: peak {what} {gib:,.2f} GiB of {total:,.2f} GiB",
+        "{device}：{what_zh}峰值 {gib:,.2f} GiB / {total:,.2f} GiB",
+    ),
+    "memory_peak_at": (
+        "{device}: peak {what} {gib:,.2f} GiB of {total:,.2f} GiB (at {name})",
+        "{device}：{what_zh}峰值 {gib:,.2f} GiB / {total:,.2f} GiB（{name}）",
+    ),
     "pageable_copies": (
         "{name}: {calls} pageable host-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次从可分页内存到设备的拷贝，{us:,.0f} us",

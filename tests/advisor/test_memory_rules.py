@@ -1,7 +1,8 @@
 """Memory-traffic and allocator rules on real GPU traces.
 
-memory_near_capacity is not a rule: no available trace comes near its device's memory
-(peaks are 8-20 % of 32-40 GB), so it could not be shown to fire.
+No available trace comes near its device's memory (peaks are 8-20 % of 32-40 GB):
+memory_near_capacity and allocator_fragmentation are shown to fire on hand-made traces
+(test_memory_capacity_rules.py).
 """
 
 from __future__ import annotations

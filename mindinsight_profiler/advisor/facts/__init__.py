@@ -12,6 +12,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     host,
     ledger,
     memory,
+    memory_capacity,
     minddata,
     npu,
     operators,
