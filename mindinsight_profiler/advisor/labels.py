@@ -81,6 +81,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{device}: peak {what} {gib:,.2f} GiB of {total:,.2f} GiB (at {name})",
         "{device}：{what_zh}峰值 {gib:,.2f} GiB / {total:,.2f} GiB（{name}）",
     ),
+    "recompiled_frame": (
+        "compiled frame {frame}: recompilation {count}",
+        "编译帧 {frame}：第 {count} 次重新编译",
+    ),
+    "compile_in_step": (
+        "compilation {ms:,.1f} ms in step {step}",
+        "迭代 {step} 中编译 {ms:,.1f} ms",
+    ),
     "pageable_copies": (
         "{name}: {calls} pageable host-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次从可分页内存到设备的拷贝，{us:,.0f} us",

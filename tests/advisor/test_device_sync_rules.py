@@ -147,3 +147,49 @@ def test_real_launches_are_asynchronous(advisor_ws: Path) -> None:
     does_not_fire(advice, "launch_blocking")
     facts = next(c.facts for c in advice.checked if c.id == "launch_blocking")
     assert facts["launch.blocking_share"] < 0.05
+
+
+def _short_kernel_steps(folder: Path, graphs: bool) -> Path:
+    """3 steps of 40 launches of 2-us kernels, 20 us apart (each launch 10 us): the GPU waits
+    on the host; with `graphs` each step also replays a captured graph."""
+    events: list[dict[str, Any]] = []
+    for s in range(3):
+        t = 1000 + 1000 * s
+        events.append(op(f"ProfilerStep#{s}", t, 1000, cat="user_annotation"))
+        if graphs:
+            events.append(runtime("cudaGraphLaunch", t + 2, 5, 10_000 + s))
+        for k in range(40):
+            c, at = 100 * s + k + 1, t + 10 + 20 * k
+            events += [
+                op("aten::add", at, 12),
+                runtime("cudaLaunchKernel", at + 1, 10, c),
+                kernel("add", at + 12, 2, c),
+            ]
+    folder.mkdir()
+    return write_trace(folder / "w.pt.trace.json", events, deviceProperties=[H100])
+
+
+def test_launch_bound_steps_are_a_cuda_graph_opportunity(tmp_path: Path, advisor_ws: Path) -> None:
+    _short_kernel_steps(tmp_path / "eager", graphs=False)
+    advice = advise_path(tmp_path / "eager", advisor_ws)
+    f = fires(advice, "cuda_graph_opportunity")
+    # every kernel but the very first follows an idle gap (18 us, or the time since the last
+    # step), each capped at its 10-us launch: 119 gaps over 3 steps
+    assert f.facts["graphs.launch_bound_us"] == pytest.approx(119 * 10 / 3)
+    assert f.claims == ["host_launch", "host_compute"]
+    assert any("reduce-overhead" in a.en for a in f.actions)
+    assert any(
+        s.id == "short_kernels" and s.by == "cuda_graph_opportunity" for s in advice.suppressed
+    )
+    _short_kernel_steps(tmp_path / "graphs", graphs=True)
+    advice = advise_path(tmp_path / "graphs", advisor_ws)
+    does_not_fire(advice, "cuda_graph_opportunity")  # the program already replays graphs
+
+
+def test_no_cuda_graph_advice_off_the_gpu_or_when_launches_cost_little(advisor_ws: Path) -> None:
+    # resnet50: 60 % of kernels are launch-bound, but that idle is ~1 % of a 178-ms step
+    advice = advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws)
+    does_not_fire(advice, "cuda_graph_opportunity")
+    advice = advise_path(shared("ascend_pytorch/level1/rank0_ascend_pt"), advisor_ws)
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert "CUDA/HIP GPUs only" in reasons["cuda_graph_opportunity"]
