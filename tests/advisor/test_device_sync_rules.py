@@ -193,3 +193,11 @@ def test_no_cuda_graph_advice_off_the_gpu_or_when_launches_cost_little(advisor_w
     advice = advise_path(shared("ascend_pytorch/level1/rank0_ascend_pt"), advisor_ws)
     reasons = {n.id: n.reason for n in advice.not_evaluated}
     assert "CUDA/HIP GPUs only" in reasons["cuda_graph_opportunity"]
+
+
+def test_copy_rules_are_not_evaluated_on_ascend(advisor_ws: Path) -> None:
+    # torch_npu's export does not name copy directions: "not evaluated", never "fine"
+    advice = advise_path(shared("ascend_pytorch/level1/rank0_ascend_pt"), advisor_ws)
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert "GPU trace" in reasons["dtoh_sync"] and "GPU trace" in reasons["device_copies"]
+    assert "GPU run" in reasons["launch_blocking"]

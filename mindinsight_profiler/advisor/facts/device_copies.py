@@ -34,6 +34,8 @@ def _is_dtod(name: str) -> bool:
     NEEDS,
 )
 def dtod_us(ctx: Context) -> Observed:
+    if ctx.report.get("device_type") != "gpu":  # Ascend exports do not name copy directions
+        raise Unavailable("needs a GPU trace (Kineto names device-to-device copies)")
     trace = gpu_trace(ctx)
     ev = trace.events
     copies = np.flatnonzero((ev["kind"] == Kind.MEMCPY) & trace.names_matching(_is_dtod))

@@ -70,6 +70,8 @@ def _d2h_syncs(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray, np.ndarray]
     blocking calls of those operators). Memoised."""
     if "sync.d2h" in ctx.memo:
         return ctx.memo["sync.d2h"]
+    if ctx.report.get("device_type") != "gpu":  # Ascend exports do not name copy directions
+        raise Unavailable("needs a GPU trace (Kineto names device-to-host copies)")
     trace, calls, _ = blocking_in_steps(ctx)
     ev = trace.events
     copies = np.flatnonzero((ev["kind"] == Kind.MEMCPY) & trace.names_matching(_is_d2h))
