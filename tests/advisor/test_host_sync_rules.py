@@ -107,3 +107,25 @@ def test_profiler_own_device_sync_is_not_counted(advisor_ws: Path) -> None:
     # ns_resolution_trace has one 89 ms cudaDeviceSynchronize with no calling operator
     advice = advise_path(shared("hta/ns_resolution_trace"), advisor_ws)
     does_not_fire(advice, "blocking_sync")
+
+
+def test_host_only_trace_of_a_gpu_job_shows_its_device_waits(advisor_ws: Path) -> None:
+    # TorchRec rank recorded without device activity: aten::item -> _local_scalar_dense takes
+    # 4,721 us after the lengths all_to_all (its other scalar reads take 1-41 us)
+    f = fires(advise_path(shared("hta/rank_non_gpu"), advisor_ws), "host_trace_sync")
+    assert f.facts["sync.host_trace_wait_us"] == 4721.0
+    assert f.claims == ["sync_wait"] and f.severity == "high"  # 6.3 % of the 75.5 ms step
+    assert "from aten::item: 1 calls" in f.evidence[0].label
+
+
+def test_host_only_waits_need_a_gpu_job_and_long_reads(tmp_path: Path, advisor_ws: Path) -> None:
+    from tests.tracegen import op, write_trace
+
+    advice = advise_path(shared("torch_cpu/small"), advisor_ws)  # CPU job: no NCCL
+    assert any(n.id == "host_trace_sync" for n in advice.not_evaluated)
+    events = [op("ProfilerStep#0", 1000, 10_000, cat="user_annotation"),
+              op("nccl:all_reduce", 1100, 500), op("aten::item", 2000, 50),
+              op("aten::_local_scalar_dense", 2001, 45)]  # fmt: skip
+    (tmp_path / "short").mkdir()
+    write_trace(tmp_path / "short" / "w.pt.trace.json", events)
+    does_not_fire(advise_path(tmp_path / "short", advisor_ws), "host_trace_sync")

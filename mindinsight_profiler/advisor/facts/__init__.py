@@ -12,6 +12,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     device_sync,
     graphs,
     host,
+    host_trace_sync,
     ledger,
     memory,
     memory_capacity,
