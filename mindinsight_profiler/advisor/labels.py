@@ -65,6 +65,30 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{api} from {inner} in {outer}: {calls} calls, {us:,.0f} us",
         "{outer} 中的 {inner} 调用 {api}：{calls} 次，{us:,.0f} us",
     ),
+    "d2h_sync": (
+        "{name} at {line}: {calls} blocking waits for device values, {us:,.0f} us",
+        "{line} 处的 {name}：{calls} 次等待设备数值的阻塞，{us:,.0f} us",
+    ),
+    "dtod_copies": (
+        "{name}: {calls} device-to-device copies, {us:,.0f} us",
+        "{name}：{calls} 次设备到设备拷贝，{us:,.0f} us",
+    ),
+    "memory_peak": (
+        "{device}: peak {what} {gib:,.2f} GiB of {total:,.2f} GiB",
+        "{device}：{what_zh}峰值 {gib:,.2f} GiB / {total:,.2f} GiB",
+    ),
+    "memory_peak_at": (
+        "{device}: peak {what} {gib:,.2f} GiB of {total:,.2f} GiB (at {name})",
+        "{device}：{what_zh}峰值 {gib:,.2f} GiB / {total:,.2f} GiB（{name}）",
+    ),
+    "recompiled_frame": (
+        "compiled frame {frame}: recompilation {count}",
+        "编译帧 {frame}：第 {count} 次重新编译",
+    ),
+    "compile_in_step": (
+        "compilation {ms:,.1f} ms in step {step}",
+        "迭代 {step} 中编译 {ms:,.1f} ms",
+    ),
     "pageable_copies": (
         "{name}: {calls} pageable host-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次从可分页内存到设备的拷贝，{us:,.0f} us",

@@ -115,3 +115,24 @@ def comm_kernel_mask(trace: Trace) -> np.ndarray:
             mask |= kernels & hit
             op = np.where(op >= 0, ev["parent"][np.clip(op, 0, None)], -1)
     return mask
+
+
+def is_pageable_d2h(name: str) -> bool:
+    """A device-to-host copy into pageable memory ('Memcpy DtoH (Device -> Pageable)')."""
+    return ("DtoH" in name or "Device -> " in name) and "Pageable" in name
+
+
+def sync_copy_launches(trace: Trace) -> np.ndarray:
+    """Mask of the runtime calls that launched a device-to-host copy into pageable memory.
+
+    Such a copy cannot be asynchronous: cudaMemcpyAsync into pageable memory returns only
+    once the copy is done, so it waits for all the work queued before it, exactly like a
+    synchronize call (the copy behind `.item()` or `.cpu()` of a device tensor).
+    """
+    ev = trace.events
+    out = np.zeros(len(ev["kind"]), dtype=bool)
+    copies = np.flatnonzero((ev["kind"] == Kind.MEMCPY) & (ev["caller"] >= 0))
+    copies = copies[trace.names_matching(is_pageable_d2h)[copies]]
+    rt = ev["caller"][copies]
+    out[rt[ev["kind"][rt] == Kind.RUNTIME]] = True
+    return out

@@ -21,6 +21,8 @@ torch.profiler and, with `--plant`, introduces exactly one problem:
   fused_adam        Adam with fused=True (one fused kernel per step, not per-tensor updates)
   anomaly           torch.autograd.set_detect_anomaly(True) left on: every autograd node
                     records the Python stack of its forward (a debugging aid, slow)
+  recompile         like compile, and from the fourth active step on the batches are shorter
+                    (24 tokens, not 32): Dynamo recompiles the model inside a steady-state step
 
 Usage: python -m tests.advisor.planted --plant NAME [NAME ...] --out DIR [--active N]
 Each trace is written as DIR/<plant>/<plant>.<pid>.pt.trace.json (tensorboard_trace_handler).
@@ -47,6 +49,7 @@ PLANTS = (
     "elementwise_chain",
     "fused_adam",
     "anomaly",
+    "recompile",
 )
 
 
@@ -132,15 +135,18 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
             profile_memory=True,
             # the compile plant without stacks: Python events of Inductor's compilation make a trace
             # of gigabytes, and torch 2.13 writes some of their names unescaped (invalid JSON)
-            with_stack=plant != "compile",
+            with_stack=plant not in ("compile", "recompile"),
             with_modules=True,
         ) as prof,
     ):
         forward = model
         for step in range(steps):
-            if plant == "compile" and step == 2:  # the first active step compiles
+            if plant in ("compile", "recompile") and step == 2:  # the first active step compiles
                 forward = torch.compile(model)
-            loss = torch.nn.functional.cross_entropy(forward(tokens[step]), labels[step])
+            batch = tokens[step]
+            if plant == "recompile" and step >= 5:  # a new sequence length: Dynamo recompiles
+                batch = batch[:, :24]
+            loss = torch.nn.functional.cross_entropy(forward(batch), labels[step])
             optimizer.zero_grad(set_to_none=plant != "zero_grad_memset")
             loss.backward()
             optimizer.step()

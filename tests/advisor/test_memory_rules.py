@@ -1,7 +1,8 @@
 """Memory-traffic and allocator rules on real GPU traces.
 
-memory_near_capacity is not a rule: no available trace comes near its device's memory
-(peaks are 8-20 % of 32-40 GB), so it could not be shown to fire.
+No available trace comes near its device's memory (peaks are 8-20 % of 32-40 GB):
+memory_near_capacity and allocator_fragmentation are shown to fire on hand-made traces
+(test_memory_capacity_rules.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ def test_resnet_inputs_are_copied_from_pageable_memory(advisor_ws: Path) -> None
     assert [e.name for e in ops] == ["aten::copy_"]
     ranges = [e for e in f.evidence if e.kind == "time_range"]
     assert len(ranges) == 5 and all(e.page == "timeline" and e.end_ns > e.start_ns for e in ranges)
+
+
+def test_a_few_bytes_of_pageable_copies_are_not_worth_a_finding(advisor_ws: Path) -> None:
+    # the plugin's toy MLP step: 2 pageable HtoD copies of 384 bytes, 2 us of a 13.4-ms step
+    advice = advise_path(shared("kineto/tb_plugin_expected"), advisor_ws)
+    does_not_fire(advice, "pageable_memcpy")
+    facts = next(c.facts for c in advice.checked if c.id == "pageable_memcpy")
+    assert facts["memcpy.pageable_h2d_calls"] == 2.0 and facts["memcpy.pageable_h2d_us"] < 10
 
 
 def test_pinned_input_copies_are_fine(advisor_ws: Path) -> None:

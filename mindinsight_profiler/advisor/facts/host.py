@@ -22,7 +22,11 @@ from mindinsight_profiler.advisor.facts.compute import (
 from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import Label, label
-from mindinsight_profiler.analysis.categories import BLOCKING_CALLS, is_step_name
+from mindinsight_profiler.analysis.categories import (
+    BLOCKING_CALLS,
+    is_step_name,
+    sync_copy_launches,
+)
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -116,7 +120,7 @@ def launch_bound_us(ctx: Context) -> float:
     return float(_launch_bound(ctx)["saving_ns"].sum()) / 1000.0 / len(names)
 
 
-def _top_level_op(trace: Trace, op: np.ndarray) -> np.ndarray:
+def top_level_op(trace: Trace, op: np.ndarray) -> np.ndarray:
     """The outermost operator (CPU op, not a step) that contains each operator, e.g.
     aten::item around aten::_local_scalar_dense."""
     ev = trace.events
@@ -132,11 +136,13 @@ def _top_level_op(trace: Trace, op: np.ndarray) -> np.ndarray:
     return cur
 
 
-def _blocking(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
+def blocking_in_steps(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
     """(trace, blocking runtime calls made by an operator inside the steps, their step).
 
     Calls with no calling operator or step range are left out: the one trace-wide
     cudaDeviceSynchronize every Kineto trace has is the profiler's own, made when it stops.
+    The launch of a device-to-host copy into pageable memory blocks like a synchronize
+    (`sync_copy_launches`), so it counts as one.
     """
     trace = gpu_trace(ctx)
     ev = trace.events
@@ -144,7 +150,7 @@ def _blocking(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
         raise Unavailable("the trace has no runtime API events")
     calls = np.flatnonzero(
         (ev["kind"] == Kind.RUNTIME)
-        & trace.names_matching(lambda s: s in BLOCKING_CALLS)
+        & (trace.names_matching(lambda s: s in BLOCKING_CALLS) | sync_copy_launches(trace))
         & (ev["caller"] >= 0)
     )
     step = step_of(ctx, ev["start_ns"][calls])
@@ -155,12 +161,13 @@ def _blocking(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
     "sync.blocking_calls",
     "count",
     "Blocking synchronisations per step made by the program: cuda/hip Device-, Stream- and "
-    "EventSynchronize and synchronous (non-Async) memcpy/memset calls.",
+    "EventSynchronize, synchronous (non-Async) memcpy/memset calls, and the launches of "
+    "device-to-host copies into pageable memory (which return only when the copy is done).",
     "a GPU trace with runtime API events",
 )
 def blocking_calls(ctx: Context) -> float:
     names, _, _ = step_windows(ctx)
-    return len(_blocking(ctx)[1]) / len(names)
+    return len(blocking_in_steps(ctx)[1]) / len(names)
 
 
 @fact(
@@ -172,12 +179,12 @@ def blocking_calls(ctx: Context) -> float:
     "a GPU trace with runtime API events",
 )
 def blocking_us(ctx: Context) -> Observed:
-    trace, calls, step = _blocking(ctx)
+    trace, calls, step = blocking_in_steps(ctx)
     names, _, _ = step_windows(ctx)
     ev = trace.events
     dur = ev["end_ns"][calls] - ev["start_ns"][calls]
     op = ev["caller"][calls]
-    top = _top_level_op(trace, op)
+    top = top_level_op(trace, op)
     keys = list(
         zip(
             trace.strings.lookup(ev["name"][op]),

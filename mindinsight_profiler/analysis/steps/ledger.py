@@ -15,7 +15,7 @@ Parts, in priority order (the first that is active at an instant takes it):
   gloo on a CPU run);
 - data_wait: the device is idle and the host waits in the data loader;
 - sync_wait: the host blocks on the device (synchronize calls, synchronous copies, reading
-  a device value);
+  a device value, launching a device-to-host copy into pageable memory);
 - host_launch: the host is in other runtime API calls (launches, allocations);
 - host_compute: the host runs framework operators (on a CPU-only run: the compute itself);
 - untracked: nothing profiled accounts for it (Python outside operators, sleeps, GC).
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mindinsight_profiler.analysis import intervals as iv
-from mindinsight_profiler.analysis.categories import BLOCKING_CALLS
+from mindinsight_profiler.analysis.categories import BLOCKING_CALLS, sync_copy_launches
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES as WORK_CATEGORIES
 from mindinsight_profiler.analysis.perf.kernel_rows import kernel_owners
 from mindinsight_profiler.analysis.perf.op_work import OpWork
@@ -64,6 +64,7 @@ def _sync_ranges(trace: Trace) -> iv.Ranges:
     ev = trace.events
     blocking = trace.names_matching(lambda s: s in BLOCKING_CALLS) & (ev["kind"] == Kind.RUNTIME)
     blocking |= trace.names_matching(lambda s: s in _BLOCKING_OPS) & (ev["kind"] == Kind.CPU_OP)
+    blocking |= sync_copy_launches(trace)
     return iv.union(ev["start_ns"][blocking], ev["end_ns"][blocking])
 
 
