@@ -29,7 +29,9 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
 #: 19: `ledger` (each step's time attributed once: analysis.steps.ledger).
 #: 20: `window` (compilation, initialisation, capture, warm-up in the window).
-REPORT_VERSION = 20
+#: 21: `window.limit` (sampled, fragment or toy windows: analysis.steps.window_limits);
+#: MindData queues leave out their first batch and op queues need 3 samples.
+REPORT_VERSION = 21
 
 
 def grouped_tables(

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.advisor.helpers import (
+    advise_path,
+    does_not_fire,
+    fires,
+    judging_any_window,
+    window_limited,
+)
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 
@@ -96,8 +102,13 @@ def test_slow_rank_needs_two_ranks(advisor_ws: Path) -> None:
     assert "2+ ranks" in n.reason
 
 
-def test_rank_compute_imbalance_fires_on_the_hta_pair(advisor_ws: Path) -> None:
+def test_rank_compute_imbalance_fires_on_the_hta_pair(advisor_ws: Path, tmp_path: Path) -> None:
+    # Sampled traces: the built-in rule does not judge them ...
     advice = advise_path(shared("hta/trace_filter"), advisor_ws)
+    window_limited(advice, "rank_compute_imbalance", "sampled")
+    # ... the compute per rank is that of the kernels that remain.
+    rules = judging_any_window(tmp_path / "rules", "rank_compute_imbalance")
+    advice = advise_path(shared("hta/trace_filter"), advisor_ws, rules_dirs=rules)
     f = fires(advice, "rank_compute_imbalance")
     # Compute kernels per step: rank 0 105,160 us, rank 1 135,987 us (kernel breakdown).
     assert abs(f.facts["cluster.compute_spread"] - 0.2557) < 0.001

@@ -12,8 +12,19 @@ and the pipeline proposer, mindinsight @ e233ee19):
   than it drains); a source (leaf) op is slow when its usage is under 0.6. When every
   non-root op is at 0.8 or more, the pipeline keeps up and the consumer (the network) is the
   bottleneck: only the root is reported, with no per-op advice.
-One deviation: a pipeline with no non-root op is not reported as consumer-bound (MindInsight
-would, vacuously).
+Deviations, each because MindInsight's reading is wrong there:
+- a pipeline with no non-root op is not reported as consumer-bound (MindInsight would,
+  vacuously);
+- the host queue's first batch is left out (it is taken as the pipeline starts, before any
+  queue could fill: empty on every run, e.g. the MindSpore 2.10 LeNet run's 0 then 15-16 of
+  16), and the host queue is judged only on `MIN_QUEUE_SAMPLES` batches or more: "empty in
+  1 of 1 batches" is the start-up, not a bottleneck;
+- an op's output queue is judged only on `MIN_QUEUE_SAMPLES` samples or more (unknown
+  otherwise, never read as 0);
+- when the queue that feeds training stays filled (host queue judged and not starved, or,
+  without it, a chip queue never empty), the pipeline keeps up whatever its op queues show:
+  an op queue that drains after the data was produced ahead is not a bottleneck (the LeNet
+  run's GeneratorOp queue reads 0 while the host queue holds 15 of 16).
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ EMPTY_STEP_THRESHOLD = 0.3
 CHILD_USAGE_MARGIN = 0.1
 SOURCE_USAGE_LOW = 0.6
 ALL_USAGE_HIGH = 0.8
+#: Fewer samples than this (after the host queue's first) do not judge a queue.
+MIN_QUEUE_SAMPLES = 3
 _ADVICE = {
     "source": "increase num_parallel_workers of the dataset (reading is slow)",
     "Generator": "increase num_parallel_workers, or convert the data to a MindRecord dataset",
@@ -69,7 +82,8 @@ def minddata_queues(trace: Trace) -> list[dict[str, Any]]:
         sources = trace.strings.lookup(table["source"])
         src = np.array(sources, dtype=str)
         pick = src == "device_queue" if (src == "device_queue").any() else src == src[0]
-        out.append(queue_stats(table["size"][pick], table["capacity"][pick], "host_queue"))
+        size, capacity = table["size"][pick][1:], table["capacity"][pick][1:]  # see module doc
+        out.append(queue_stats(size, capacity, "host_queue"))
     getnext = trace.tables.get("getnext")
     if getnext is not None and len(getnext["queue_size"]):
         out.append(queue_stats(getnext["queue_size"], None, "chip_queue"))
@@ -80,13 +94,22 @@ def queue_verdict(queues: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The 30 % rule over the host queue, then the chip queue (see module doc)."""
     by = {q["name"]: q for q in queues}
     host, chip = by.get("host_queue"), by.get("chip_queue")
-    if host is None:
+    if host is None or host["samples"] < MIN_QUEUE_SAMPLES:
         return None  # MindInsight draws no conclusion from the chip queue alone
     if host["empty"] > host["samples"] * EMPTY_STEP_THRESHOLD:
         return {"bottleneck": "data_processing", "rule": "host queue empty in > 30 % of steps"}
     if chip is not None and chip["empty"] > 0:
         return {"bottleneck": "data_transmission", "rule": "chip queue empty in some steps"}
     return {"bottleneck": "none", "rule": "queues not starved"}
+
+
+def queues_fed(queues: list[dict[str, Any]]) -> bool:
+    """Whether the queue that feeds training stayed filled (see module doc)."""
+    by = {q["name"]: q for q in queues}
+    host, chip = by.get("host_queue"), by.get("chip_queue")
+    if host is not None and host["samples"] >= MIN_QUEUE_SAMPLES:
+        return bool(host["empty"] <= host["samples"] * EMPTY_STEP_THRESHOLD)
+    return chip is not None and chip["samples"] >= MIN_QUEUE_SAMPLES and chip["empty"] == 0
 
 
 def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -101,12 +124,16 @@ def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         np.add.at(total, pos[ok], samples["size"][ok])
         np.add.at(count, pos[ok], 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        usage = np.where((count > 0) & (capacity > 0), total / count / capacity, np.nan)
+        known = (count >= MIN_QUEUE_SAMPLES) & (capacity > 0)
+        usage = np.where(known, total / np.maximum(count, 1) / capacity, np.nan)
     return usage
 
 
-def pipeline_ops(trace: Trace) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """Every pipeline op with its queue usage and flag, and the pipeline's verdict."""
+def pipeline_ops(
+    trace: Trace, fed: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """Every pipeline op with its queue usage and flag, and the pipeline's verdict; `fed`:
+    the queue that feeds training stayed filled (`queues_fed`), so the pipeline keeps up."""
     t = trace.tables.get("minddata_ops")
     if t is None or len(t["op_id"]) == 0:
         return None
@@ -121,9 +148,10 @@ def pipeline_ops(trace: Trace) -> tuple[list[dict[str, Any]], dict[str, Any]] | 
     kids = np.flatnonzero(~root & np.isin(parent, op_id))
     parent_pos = np.array([pos_of[int(p)] for p in parent[kids]], dtype=np.int64)
     np.maximum.at(child_max, parent_pos, cur[kids])
-    slow_inner = ~root & ~leaf & (child_max - cur > CHILD_USAGE_MARGIN)
-    slow_source = ~root & leaf & (cur < SOURCE_USAGE_LOW)
-    consumer = bool((~root).any() and (cur[~root] >= ALL_USAGE_HIGH).all())
+    known = ~np.isnan(usage)  # an op sampled too rarely is not judged (see module doc)
+    slow_inner = known & ~root & ~leaf & (child_max - cur > CHILD_USAGE_MARGIN)
+    slow_source = known & ~root & leaf & (cur < SOURCE_USAGE_LOW)
+    consumer = fed or bool((~root).any() and (cur[~root] >= ALL_USAGE_HIGH).all())
     reason = np.where(slow_inner, "children_fill_faster", np.where(slow_source, "source_slow", ""))
     if consumer:
         reason = np.where(root, "consumer_bound", "")
