@@ -71,12 +71,18 @@ _QUEUE_FILES = {
 
 def _queue(ctx: Context, name: str) -> dict[str, Any]:
     for q in _section(ctx).get("queues") or []:
-        if q.get("name") == name and name == "host_queue" and q["samples"] < MIN_QUEUE_SAMPLES:
-            raise Unavailable(
-                f"the MindData host queue has {q['samples']} batch(es) after the first (taken "
-                f"as the pipeline starts): too few to judge (at least {MIN_QUEUE_SAMPLES})"
-            )
-        if q.get("name") == name and q.get("samples"):
+        if q.get("name") != name:
+            continue
+        if name == "host_queue":  # judged after its first batch (minddata_rules module doc)
+            if q["steady_samples"] < MIN_QUEUE_SAMPLES:
+                raise Unavailable(
+                    f"the MindData host queue has {q['steady_samples']} batch(es) after the "
+                    f"first (taken as the pipeline starts): too few to judge (at least "
+                    f"{MIN_QUEUE_SAMPLES})"
+                )
+            n, empty = q["steady_samples"], q["steady_empty"]
+            return dict(q, samples=n, empty=empty, empty_rate=empty / n)
+        if q.get("samples"):
             return dict(q)
     raise Unavailable(f"needs the MindData {_QUEUE_FILES[name]}")
 
@@ -106,13 +112,14 @@ for _name, _label in (("host_queue", "host queue"), ("chip_queue", "chip (GetNex
     fact(
         f"data.{_short}_queue_empty",
         "count",
-        f"Batches at which the MindData {_label} was empty (size 0).",
+        f"Batches at which the MindData {_label} was empty (size 0); the host queue's after "
+        "its first (taken as the pipeline starts), judged on 3 batches or more.",
         _needs,
     )(_empty)
     fact(
         f"data.{_short}_queue_batches",
         "count",
-        f"Batches (samples) of the MindData {_label}.",
+        f"Batches (samples) of the MindData {_label} (the host queue's after its first).",
         _needs,
     )(_samples)
     fact(
@@ -139,10 +146,6 @@ def pipeline_slow_ops(ctx: Context) -> Observed:
         raise Unavailable("needs MindData pipeline profiling (pipeline_profiling_*.json)")
     if verdict.get("bottleneck") == "consumer":
         return Observed([])
-    if all(op["queue_usage"] is None for op in ops):
-        raise Unavailable(
-            f"no MindData op queue was sampled {MIN_QUEUE_SAMPLES} times or more: too few to judge"
-        )
     advice = {s.split(":", 1)[0]: s.split(":", 1)[1].strip() for s in verdict["suggestions"]}
     names, items = [], []
     for op in ops:

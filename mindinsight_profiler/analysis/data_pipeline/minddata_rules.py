@@ -15,12 +15,13 @@ and the pipeline proposer, mindinsight @ e233ee19):
 Deviations, each because MindInsight's reading is wrong there:
 - a pipeline with no non-root op is not reported as consumer-bound (MindInsight would,
   vacuously);
-- the host queue's first batch is left out (it is taken as the pipeline starts, before any
-  queue could fill: empty on every run, e.g. the MindSpore 2.10 LeNet run's 0 then 15-16 of
-  16), and the host queue is judged only on `MIN_QUEUE_SAMPLES` batches or more: "empty in
-  1 of 1 batches" is the start-up, not a bottleneck;
-- an op's output queue is judged only on `MIN_QUEUE_SAMPLES` samples or more (unknown
-  otherwise, never read as 0);
+- the verdicts leave out the host queue's first batch (`steady_*` counts; it is taken as
+  the pipeline starts, before any queue could fill: empty on every run, e.g. the MindSpore
+  2.10 LeNet run's 0 then 15-16 of 16) and judge it only on `MIN_QUEUE_SAMPLES` batches or
+  more: "empty in 1 of 1 batches" is the start-up, not a bottleneck (the counts MindInsight
+  shows are kept as they are);
+- an op's output queue is judged (flagged) only on `MIN_QUEUE_SAMPLES` samples or more;
+  its usage is still shown;
 - when the queue that feeds training stays filled (host queue judged and not starved, or,
   without it, a chip queue never empty), the pipeline keeps up whatever its op queues show:
   an op queue that drains after the data was produced ahead is not a bottleneck (the LeNet
@@ -64,6 +65,9 @@ def queue_stats(size: np.ndarray, capacity: np.ndarray | None, name: str) -> dic
         "empty_rate": empty / n if n else None,
         "full_rate": None if full is None or not n else full / n,
         "average_size": float(size.mean()) if n else None,
+        # what the verdicts judge: the batches after the first (see module doc)
+        "steady_samples": max(n - 1, 0),
+        "steady_empty": int(np.count_nonzero(size[1:] == 0)),
     }
 
 
@@ -82,8 +86,7 @@ def minddata_queues(trace: Trace) -> list[dict[str, Any]]:
         sources = trace.strings.lookup(table["source"])
         src = np.array(sources, dtype=str)
         pick = src == "device_queue" if (src == "device_queue").any() else src == src[0]
-        size, capacity = table["size"][pick][1:], table["capacity"][pick][1:]  # see module doc
-        out.append(queue_stats(size, capacity, "host_queue"))
+        out.append(queue_stats(table["size"][pick], table["capacity"][pick], "host_queue"))
     getnext = trace.tables.get("getnext")
     if getnext is not None and len(getnext["queue_size"]):
         out.append(queue_stats(getnext["queue_size"], None, "chip_queue"))
@@ -94,9 +97,9 @@ def queue_verdict(queues: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The 30 % rule over the host queue, then the chip queue (see module doc)."""
     by = {q["name"]: q for q in queues}
     host, chip = by.get("host_queue"), by.get("chip_queue")
-    if host is None or host["samples"] < MIN_QUEUE_SAMPLES:
+    if host is None or host["steady_samples"] < MIN_QUEUE_SAMPLES:
         return None  # MindInsight draws no conclusion from the chip queue alone
-    if host["empty"] > host["samples"] * EMPTY_STEP_THRESHOLD:
+    if host["steady_empty"] > host["steady_samples"] * EMPTY_STEP_THRESHOLD:
         return {"bottleneck": "data_processing", "rule": "host queue empty in > 30 % of steps"}
     if chip is not None and chip["empty"] > 0:
         return {"bottleneck": "data_transmission", "rule": "chip queue empty in some steps"}
@@ -107,13 +110,15 @@ def queues_fed(queues: list[dict[str, Any]]) -> bool:
     """Whether the queue that feeds training stayed filled (see module doc)."""
     by = {q["name"]: q for q in queues}
     host, chip = by.get("host_queue"), by.get("chip_queue")
-    if host is not None and host["samples"] >= MIN_QUEUE_SAMPLES:
-        return bool(host["empty"] <= host["samples"] * EMPTY_STEP_THRESHOLD)
+    if host is not None and host["steady_samples"] >= MIN_QUEUE_SAMPLES:
+        return bool(host["steady_empty"] <= host["steady_samples"] * EMPTY_STEP_THRESHOLD)
     return chip is not None and chip["samples"] >= MIN_QUEUE_SAMPLES and chip["empty"] == 0
 
 
-def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """Average output-queue size / capacity per op; NaN where unknown."""
+def _usage(
+    trace: Trace, op_id: np.ndarray, capacity: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Average output-queue size / capacity per op (NaN where unknown), and its samples."""
     samples = trace.tables.get("minddata_queue_samples")
     total = np.zeros(len(op_id))
     count = np.zeros(len(op_id))
@@ -124,9 +129,8 @@ def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         np.add.at(total, pos[ok], samples["size"][ok])
         np.add.at(count, pos[ok], 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        known = (count >= MIN_QUEUE_SAMPLES) & (capacity > 0)
-        usage = np.where(known, total / np.maximum(count, 1) / capacity, np.nan)
-    return usage
+        usage = np.where((count > 0) & (capacity > 0), total / count / capacity, np.nan)
+    return usage, count
 
 
 def pipeline_ops(
@@ -138,7 +142,7 @@ def pipeline_ops(
     if t is None or len(t["op_id"]) == 0:
         return None
     op_id, parent = t["op_id"], t["parent_id"]
-    usage = _usage(trace, op_id, t["queue_capacity"])
+    usage, samples = _usage(trace, op_id, t["queue_capacity"])
     cur = np.nan_to_num(usage, nan=0.0)
     root = parent < 0
     leaf = ~np.isin(op_id, parent)
@@ -148,7 +152,7 @@ def pipeline_ops(
     kids = np.flatnonzero(~root & np.isin(parent, op_id))
     parent_pos = np.array([pos_of[int(p)] for p in parent[kids]], dtype=np.int64)
     np.maximum.at(child_max, parent_pos, cur[kids])
-    known = ~np.isnan(usage)  # an op sampled too rarely is not judged (see module doc)
+    known = samples >= MIN_QUEUE_SAMPLES  # an op sampled too rarely is not judged
     slow_inner = known & ~root & ~leaf & (child_max - cur > CHILD_USAGE_MARGIN)
     slow_source = known & ~root & leaf & (cur < SOURCE_USAGE_LOW)
     consumer = fed or bool((~root).any() and (cur[~root] >= ALL_USAGE_HIGH).all())
