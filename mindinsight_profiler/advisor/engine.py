@@ -68,7 +68,9 @@ LIMIT_ADVICE = {
     "toy": "profile the real workload: a test-sized model has no steady state worth tuning",
 }
 _LIMIT_ZH = {
-    "sampled": "该 trace 的事件经过采样或过滤，空闲、间隙与未覆盖时间都是被删事件所致；请采集完整的 trace",
+    "sampled": (
+        "该 trace 的事件经过采样或过滤，空闲、间隙与未覆盖时间都是被删事件所致；请采集完整的 trace"
+    ),
     "fragment": "采集的迭代中只有少量事件，无法归因迭代时间；请采集完整的训练迭代",
     "toy": "设备在每个迭代只工作不到 0.1 ms，属于测试规模的负载；请采集真实负载",
 }

@@ -72,6 +72,7 @@ def test_step_interval_under_2_percent_of_the_step_is_fine(advisor_ws: Path) -> 
     f = fires(advise_path(fixtures, advisor_ws, worker="rank0"), "iteration_interval")
     assert f.facts["data.iteration_interval_us"] > 0.5 * f.facts["step.average_us"]
 
+
 def test_step_interval_without_an_average_row_uses_the_steps(
     advisor_ws: Path, tmp_path: Path
 ) -> None:
@@ -165,7 +166,6 @@ def test_slow_pipeline_ops_with_their_advice(advisor_ws: Path) -> None:
     assert ops["Shuffle_4"].value == 0.15625 and ops["TFReader_2"].value == 0.3125
     assert all(e.kind == "pipeline_op" and e.page == "data_pipeline" for e in f.evidence)
     assert "num_parallel_workers" in ops["TFReader_2"].label
-
 
 
 def test_op_queues_that_drain_while_the_host_queue_is_fed(advisor_ws: Path) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.advisor.helpers import advise_path, does_not_fire
 from tests.conftest import shared
 
 

@@ -775,12 +775,13 @@ def test_cluster_proposals(tmp_path: Path) -> None:
     assert interval.facts["cluster.interval_rank"] == want["rank_id"]
     assert round(interval.facts["cluster.interval_us"] / 1000, 4) == want["val"]
     assert round(interval.facts["cluster.interval_excess"] * 100, 2) == want["percent"]
-    link = fires(advice, "slow_link")
+    # Documented difference (facts/cluster.py): the links carry 3-6 KB calls (0.58 MB per
+    # call at most), latency-bound: bandwidth is not compared; MindInsight's figure is
+    # reproduced on a copy with large transfers (tests/advisor/test_cluster_rules.py).
     (want_link,) = CLUSTER_PROPOSAL["cluster_link"]
-    src_dst = f"{want_link['src_rank']}-{want_link['des_rank']} {want_link['link_type']}"
-    assert link.evidence[0].name == src_dst
-    assert link.evidence[0].value == pytest.approx(want_link["val"], abs=5e-5)
-    assert round(link.facts["cluster.link_gap"] * 100, 2) == want_link["percent"]
+    assert want_link["link_type"] == "SDMA"
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert "latency-bound" in reasons["slow_link"]
     strategy = CLUSTER_PROPOSAL["parallel_strategy"]
     between = fires(advice, "pipeline_receive_share")
     share = between.facts["cluster.pp_receive_share"]

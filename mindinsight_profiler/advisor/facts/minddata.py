@@ -17,7 +17,6 @@ from mindinsight_profiler.advisor.labels import PIPELINE_REASONS_ZH, label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.data_pipeline.minddata_rules import MIN_QUEUE_SAMPLES
 
-
 #: How far (percentage points) user+sys+io+idle of a CPU sample may be from 100 (rounding).
 CPU_SUM_TOLERANCE = 5.0
 

@@ -115,9 +115,7 @@ def queues_fed(queues: list[dict[str, Any]]) -> bool:
     return chip is not None and chip["samples"] >= MIN_QUEUE_SAMPLES and chip["empty"] == 0
 
 
-def _usage(
-    trace: Trace, op_id: np.ndarray, capacity: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _usage(trace: Trace, op_id: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Average output-queue size / capacity per op (NaN where unknown), and its samples."""
     samples = trace.tables.get("minddata_queue_samples")
     total = np.zeros(len(op_id))
