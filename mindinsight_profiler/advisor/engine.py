@@ -39,16 +39,51 @@ MAX_ONE_OFF_SHARE = 0.5
 
 
 def _one_off(rule: Rule, ctx: Context) -> NotEvaluated | None:
+    """Steady-state rules are not evaluated on a window that cannot support them: one made
+    mostly of one-off work, or one that is sampled, a fragment or a toy (window.limit)."""
     if not rule.steady_state:
         return None
+    why = _window_limit(ctx)
     got = ctx.get("window.share")
-    if got is None or got.value <= MAX_ONE_OFF_SHARE:
+    if why is None and got is not None and got.value > MAX_ONE_OFF_SHARE:
+        why = (
+            f"the profiled window is {got.value:.0%} one-off work (compilation, initialisation, "
+            "graph capture, warm-up): steady-state rules are not evaluated; profile after warm-up"
+        )
+    return None if why is None else NotEvaluated(rule.id, rule.category, rule.title, [], why)
+
+
+def _window_limit(ctx: Context) -> str | None:
+    """Why no steady-state judgement can be made on this window (None: it can)."""
+    kind, reason = ctx.get("window.limit"), ctx.get("window.limit_reason")
+    if kind is None or kind.value == "none" or reason is None:
         return None
-    why = (
-        f"the profiled window is {got.value:.0%} one-off work (compilation, initialisation, "
-        "graph capture, warm-up): steady-state rules are not evaluated; profile after warm-up"
-    )
-    return NotEvaluated(rule.id, rule.category, rule.title, [], why)
+    return f"{reason.value}: steady-state rules are not evaluated; {LIMIT_ADVICE[kind.value]}"
+
+
+#: What to do about each window limit (analysis/steps/window_limits.py).
+LIMIT_ADVICE = {
+    "sampled": "profile a complete trace (no sampling or event filter)",
+    "fragment": "profile complete training steps",
+    "toy": "profile the real workload: a test-sized model has no steady state worth tuning",
+}
+_LIMIT_ZH = {
+    "sampled": (
+        "该 trace 的事件经过采样或过滤，空闲、间隙与未覆盖时间都是被删事件所致；请采集完整的 trace"
+    ),
+    "fragment": "采集的迭代中只有少量事件，无法归因迭代时间；请采集完整的训练迭代",
+    "toy": "设备在每个迭代只工作不到 0.1 ms，属于测试规模的负载；请采集真实负载",
+}
+
+
+def _limit_text(ctx: Context) -> Text | None:
+    """The advice's notice that the window cannot be judged (None when it can)."""
+    why, kind = _window_limit(ctx), ctx.get("window.limit")
+    if why is None or kind is None:
+        return None
+    en = f"The profiled window cannot be judged in steady state: {why}."
+    zh = f"无法按稳态评判该采集窗口：{_LIMIT_ZH[kind.value]}（稳态规则未评估）。"
+    return Text(en=en, zh=zh)
 
 
 def _scalar(value: Any) -> Any:
@@ -77,14 +112,14 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
     stopped = blocked(rule.facts, damaged_files(ctx.report))
     if stopped is not None:
         return NotEvaluated(rule.id, rule.category, rule.title, *stopped)
+    observed = {name: ctx.get(name) for name in rule.facts}
+    missing = [name for name, got in observed.items() if got is None]
+    if missing:  # what the input lacks comes first: it holds on any window
+        reasons = sorted({ctx.reason(name) for name in missing} - {""})
+        return NotEvaluated(rule.id, rule.category, rule.title, missing, "; ".join(reasons))
     skipped = _one_off(rule, ctx)
     if skipped is not None:
         return skipped
-    observed = {name: ctx.get(name) for name in rule.facts}
-    missing = [name for name, got in observed.items() if got is None]
-    if missing:
-        reasons = sorted({ctx.reason(name) for name in missing} - {""})
-        return NotEvaluated(rule.id, rule.category, rule.title, missing, "; ".join(reasons))
     values: dict[str, Any] = dict(rule.params)
     values.update({name: got.value for name, got in observed.items() if got is not None})
     facts = {name: _scalar(values[name]) for name in rule.facts}
@@ -192,4 +227,5 @@ def advise(
         combined_saving_us=round(union, 3) if step_us else None,
         combined_saving_share=round(union / step_us, 6) if step_us else None,
         ledger_us={k: round(v, 3) for k, v in ledger.items()} if ledger else None,
+        window_limit=_limit_text(ctx),
     )

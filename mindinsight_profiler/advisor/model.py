@@ -12,7 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 #: Bump when the advice document gains or changes fields (stored advice is rebuilt).
-ADVICE_VERSION = 4  # 4: claims, combined_saving_us/_share, ledger_us
+ADVICE_VERSION = 5  # 4: claims, combined_saving_us/_share, ledger_us; 5: window_limit
 
 Category = Literal[
     "data_pipeline",
@@ -170,3 +170,6 @@ class Advice(msgspec.Struct):
     combined_saving_us: float | None = None
     combined_saving_share: float | None = None
     ledger_us: dict[str, float] | None = None  # the average step's ledger
+    # why the window cannot be judged in steady state (sampled, fragment, toy: its
+    # steady-state rules are listed as not evaluated); None when it can
+    window_limit: Text | None = None

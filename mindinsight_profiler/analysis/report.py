@@ -29,8 +29,10 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
 #: 19: `ledger` (each step's time attributed once: analysis.steps.ledger).
 #: 20: `window` (compilation, initialisation, capture, warm-up in the window).
-#: 21: `window` also holds MindSpore CPU graph-compile gaps (no compile event is recorded), and
-#: the ledger's sync_wait includes launches of device-to-host copies into pageable memory.
+#: 21: `window` also holds MindSpore CPU graph-compile gaps (no compile event is recorded) and
+#: `window.limit` (sampled, fragment or toy windows: analysis.steps.window_limits); the
+#: ledger's sync_wait includes launches of device-to-host copies into pageable memory;
+#: MindData queues leave out their first batch and op queues need 3 samples.
 REPORT_VERSION = 21
 
 

@@ -42,6 +42,7 @@ from mindinsight_profiler.analysis.steps.npu_section import npu_section
 from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
 from mindinsight_profiler.analysis.steps.window import KINDS as WINDOW_KINDS
 from mindinsight_profiler.analysis.steps.window import profiled_window
+from mindinsight_profiler.analysis.steps.window_limits import window_limit
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
 
@@ -145,6 +146,7 @@ def _window(x: ReportInputs) -> dict[str, Any] | None:
     if not len(x.steps):
         return None
     window = profiled_window(x.trace, x.steps)
+    limit = window_limit(x.trace, x.steps)
     total_ns = float(x.steps.duration_ns.sum())
     per_kind = window.per_step_ns.sum(axis=0)
     in_window = window.per_step_ns.sum(axis=1)
@@ -162,6 +164,7 @@ def _window(x: ReportInputs) -> dict[str, Any] | None:
             for k, (name, a, b) in window.longest.items()
         },
         "steady_steps": np.flatnonzero(in_window < 0.01 * x.steps.duration_ns).tolist(),
+        "limit": None if limit is None else {"kind": limit.kind, "reason": limit.reason},
     }
 
 

@@ -90,6 +90,8 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
         f"{len(advice.findings)} finding(s) from {advice.rules} rules "
         f"({len(advice.checked)} checked and fine, {len(advice.not_evaluated)} not evaluated)"
     ]
+    if advice.window_limit is not None:
+        out += textwrap.wrap(getattr(advice.window_limit, lang), 96, subsequent_indent="  ")
     if advice.combined_saving_us:
         share = advice.combined_saving_share or 0.0
         out.append(

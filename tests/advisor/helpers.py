@@ -47,3 +47,33 @@ def _fate(advice: Advice, rule_id: str) -> str:
         if s.id == rule_id:
             return f"suppressed by {s.by}"
     return "unknown rule"
+
+
+def judging_any_window(folder: Path, *rule_ids: str) -> tuple[Path]:
+    """A rules dir whose copies of `rule_ids` drop `steady_state`, for `rules_dirs`: the
+    tests that check a rule's facts and evidence on a sampled trace, a fixture or a toy (which
+    the built-in rule does not judge: analysis/steps/window_limits.py)."""
+    root = Path(__file__).resolve().parents[2] / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    for rid in rule_ids:
+        text = (root / f"{rid}.toml").read_text(encoding="utf-8")
+        (folder / f"{rid}.toml").write_text(text.replace("steady_state = true\n", ""))
+    return (folder,)
+
+
+#: What each window limit's reason says (analysis/steps/window_limits.py).
+LIMIT_WORDS = {
+    "sampled": "sampled or filtered",
+    "fragment": "events besides the step markers",
+    "toy": "test-sized workload",
+}
+
+
+def window_limited(advice: Advice, rule_id: str, kind: str) -> None:
+    """The built-in rule was not evaluated because the window is `kind` (sampled...), and
+    the advice's notice says so."""
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert rule_id in reasons, _fate(advice, rule_id)
+    assert "steady-state rules are not evaluated" in reasons[rule_id], reasons[rule_id]
+    assert LIMIT_WORDS[kind] in reasons[rule_id], reasons[rule_id]
+    assert advice.window_limit is not None and LIMIT_WORDS[kind] in advice.window_limit.en

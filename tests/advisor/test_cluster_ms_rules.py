@@ -39,12 +39,36 @@ def _rewrite_last_row(path: Path, column: str, value: float) -> None:
     path.write_text("\n".join([*lines[:-1], ",".join(cells)]) + "\n")
 
 
-def test_rank_iteration_interval_fires_on_the_cluster(advisor_ws: Path) -> None:
-    f = fires(advise_path(shared(CLUSTER), advisor_ws), "rank_iteration_interval")
+def test_rank_iteration_interval_under_2_percent_of_the_step_is_fine(advisor_ws: Path) -> None:
+    # Rank 2's interval is 22 % above the mean (MindInsight's 20 % check) but the excess is
+    # 0.44 ms of a 179 ms step (0.25 %): not worth a user's time.
+    advice = advise_path(shared(CLUSTER), advisor_ws)
+    does_not_fire(advice, "rank_iteration_interval")
+    (c,) = [c for c in advice.checked if c.id == "rank_iteration_interval"]
+    assert c.facts["cluster.interval_rank"] == 2
+    assert abs(c.facts["cluster.interval_excess"] - 0.2223) < 1e-3
+    assert c.facts["cluster.interval_excess_us"] < 0.02 * c.facts["step.average_us"]
+
+
+def test_rank_iteration_interval_fires_on_the_cluster(advisor_ws: Path, tmp_path: Path) -> None:
+    # A copy whose rank 2 spends 40 ms more between steps (its step rows' interval column).
+    run = _copy(tmp_path)
+    path = run / "step_trace_raw_2_detail_time.csv"
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    rows = []
+    for line in lines[1:]:  # the interval and the step's total, so that the rows add up
+        cells = line.split(",")
+        for name in ("iteration_interval", "total"):
+            col = header.index(name)
+            cells[col] = str(int(cells[col]) + 4_000_000)  # syscnt of 10 ns: +40 ms
+        rows.append(",".join(cells))
+    path.write_text("\n".join([lines[0], *rows]) + "\n")
+    f = fires(advise_path(run, advisor_ws), "rank_iteration_interval")
     # The step traces' own average rows (iteration_interval column, syscnt of 10 ns).
     intervals = {}
     for r in range(4):
-        last = (shared(CLUSTER) / f"step_trace_raw_{r}_detail_time.csv").read_text().split()[-1]
+        last = (run / f"step_trace_raw_{r}_detail_time.csv").read_text().split()[-1]
         intervals[r] = float(last.split(",")[6]) / 100.0
     mean = sum(intervals.values()) / 4
     assert f.facts["cluster.interval_rank"] == 2
@@ -90,12 +114,22 @@ def test_slow_rank_flops_fires_when_a_rank_halves(tmp_path: Path) -> None:
     assert f.evidence[-1].rank == 2 and f.evidence[-1].unit == "GFLOP/s"
 
 
-def test_pipeline_rules_fire_on_the_cluster(advisor_ws: Path) -> None:
+def test_pipeline_rules_fire_on_the_cluster(advisor_ws: Path, tmp_path: Path) -> None:
     advice = advise_path(shared(CLUSTER), advisor_ws)
     receive = fires(advice, "pipeline_receive_share")
     assert {e.rank for e in receive.evidence} == {0, 1, 2, 3}
-    within = fires(advice, "pipeline_stage_comm_share")
+    # Stage 1's 108 ms of collective time "alone" is waiting for stage 2: hccl_raw_0 says
+    # 2.6 ms transfer and 265-271 ms wait per step, so unhidden transfer is 1.5 %.
+    does_not_fire(advice, "pipeline_stage_comm_share")
+    (c,) = [c for c in advice.checked if c.id == "pipeline_stage_comm_share"]
+    assert 0.01 < c.facts["cluster.pp_stage_comm_share"] < 0.02
+    # Without HCCL's transfer/wait split, MindInsight's figure is all there is (60.3 %).
+    folder = _copy(tmp_path)
+    for r in range(4):
+        (folder / f"hccl_raw_{r}.csv").unlink()
+    within = fires(advise_path(folder, tmp_path / "ws"), "pipeline_stage_comm_share")
     assert within.facts["cluster.pp_comm_stage"] == 1
+    assert abs(within.facts["cluster.pp_stage_comm_share"] - 0.603) < 1e-3
     assert within.evidence[0].rank in (0, 1) and within.evidence[0].page == "cluster"
     stage = fires(advice, "pipeline_stage_flops")
     assert stage.facts["cluster.pp_flops_stage"] == 2

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.advisor.helpers import (
+    advise_path,
+    does_not_fire,
+    fires,
+    judging_any_window,
+    window_limited,
+)
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 
@@ -96,8 +102,13 @@ def test_slow_rank_needs_two_ranks(advisor_ws: Path) -> None:
     assert "2+ ranks" in n.reason
 
 
-def test_rank_compute_imbalance_fires_on_the_hta_pair(advisor_ws: Path) -> None:
+def test_rank_compute_imbalance_fires_on_the_hta_pair(advisor_ws: Path, tmp_path: Path) -> None:
+    # Sampled traces: the built-in rule does not judge them ...
     advice = advise_path(shared("hta/trace_filter"), advisor_ws)
+    window_limited(advice, "rank_compute_imbalance", "sampled")
+    # ... the compute per rank is that of the kernels that remain.
+    rules = judging_any_window(tmp_path / "rules", "rank_compute_imbalance")
+    advice = advise_path(shared("hta/trace_filter"), advisor_ws, rules_dirs=rules)
     f = fires(advice, "rank_compute_imbalance")
     # Compute kernels per step: rank 0 105,160 us, rank 1 135,987 us (kernel breakdown).
     assert abs(f.facts["cluster.compute_spread"] - 0.2557) < 0.001
@@ -113,8 +124,37 @@ def test_rank_compute_imbalance_does_not_fire_on_ascend(advisor_ws: Path) -> Non
     )
 
 
-def test_slow_link_fires_on_the_mindspore_cluster(advisor_ws: Path) -> None:
+def _large_transfers(folder: Path) -> Path:
+    """cluster_propose copied with every hccl_raw link_info size times 2,000 (bandwidths
+    kept): from 29 MB per call (rank 1's 0-1 link, 14.5 KB) up, all above SDMA's 16 MB."""
+    shutil.copytree(shared("mindspore_legacy/cluster_propose"), folder)
+    for path in folder.glob("hccl_raw_*.csv"):
+        path.chmod(0o644)
+        with path.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        for row in rows:
+            info = json.loads(row["link_info"])
+            for by_type in info.values():
+                for v in by_type.values():
+                    v[1] *= 2000
+            row["link_info"] = json.dumps(info)
+        with path.open("w", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=list(rows[0]))
+            out.writeheader()
+            out.writerows(rows)
+    return folder
+
+
+def test_slow_link_is_not_judged_on_small_transfers(advisor_ws: Path) -> None:
+    # hccl_raw: 88 of rank 0's 89 all-reduces per step move 3-6 KB; every link averages
+    # 0.58 MB per call or less: latency, not link speed (MindInsight reports 74 % here).
     advice = advise_path(shared("mindspore_legacy/cluster_propose"), advisor_ws)
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert "latency-bound" in reasons["slow_link"] and "0.58 MB" in reasons["slow_link"]
+
+
+def test_slow_link_fires_on_the_mindspore_cluster(advisor_ws: Path, tmp_path: Path) -> None:
+    advice = advise_path(_large_transfers(tmp_path / "large"), advisor_ws)
     f = fires(advice, "slow_link")
     # SDMA links to the other device (hccl_raw link_info, mean bandwidth over steps): rank 1's
     # 0-1 link at 1.079e8 against the mean of the four, 4.192e8.

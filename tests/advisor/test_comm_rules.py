@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.advisor.helpers import (
+    advise_path,
+    does_not_fire,
+    fires,
+    judging_any_window,
+    window_limited,
+)
 from tests.conftest import shared
 
 
-def test_exposed_communication_fires_on_the_128_rank_job(advisor_ws: Path) -> None:
+def test_exposed_communication_fires_on_the_128_rank_job(advisor_ws: Path, tmp_path: Path) -> None:
+    # A sampled trace: the built-in rule does not judge it (compute kernels were dropped) ...
     advice = advise_path(shared("hta/trace_filter"), advisor_ws, worker="sampled_rank-0")
+    window_limited(advice, "exposed_communication", "sampled")
+    # ... its facts are those of the kernels that remain.
+    rules = judging_any_window(tmp_path / "rules", "exposed_communication")
+    advice = advise_path(
+        shared("hta/trace_filter"), advisor_ws, worker="sampled_rank-0", rules_dirs=rules
+    )
     f = fires(advice, "exposed_communication")
     # Exposed (not overlapped) NCCL time 168,492 us of a 615,120 us step: 27.4 %.
     assert abs(f.facts["comm.exposed_share"] - 0.2739) < 0.001

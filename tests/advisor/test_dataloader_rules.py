@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
+from tests.tracegen import op, write_trace
 
 RESNET_0 = "kineto/resnet50_num_workers_0"
 RESNET_4 = "kineto/resnet50_num_workers_4"
@@ -83,6 +84,30 @@ def test_fast_loader_calls_are_fine(advisor_ws: Path) -> None:
     # Two CPU workers: the slowest call is 8.8 ms, close to (under) the 10 ms threshold.
     advice = advise_path(shared("torch_cpu/small"), advisor_ws, worker="cnn_nw2_active5")
     does_not_fire(advice, "slow_dataloader_call")
+
+
+def test_one_slow_call_without_a_significant_wait_is_a_tail(
+    tmp_path: Path, advisor_ws: Path
+) -> None:
+    # Ten 100 ms steps; the loader takes 1 ms per step but 15 ms once: 2.4 % of the time
+    # waits for data (under dataloader_wait's 5 %), so the one slow call stalls nothing
+    # (cpu-transformer-large: a 38 ms call among 360 steps that wait 0.5 % on average).
+    loader = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+    events = []
+    for s in range(10):
+        t0 = 1000.0 + s * 100_000
+        wait = 15_000 if s == 4 else 1_000
+        events += [op(f"ProfilerStep#{s}", t0, 100_000, cat="user_annotation"),
+                   op(loader, t0 + 10, wait, cat="user_annotation")]  # fmt: skip
+        events += [op("aten::mm", t0 + 20_000 + k * 7_000, 6_900) for k in range(10)]
+    folder = tmp_path / "tail"
+    folder.mkdir()
+    write_trace(folder / "w.pt.trace.json", events)
+    advice = advise_path(folder, advisor_ws)
+    does_not_fire(advice, "dataloader_wait")
+    does_not_fire(advice, "slow_dataloader_call")  # requires dataloader_wait
+    (c,) = [c for c in advice.checked if c.id == "slow_dataloader_call"]
+    assert c.facts["data.loader_call_max_us"] == 15_000
 
 
 def test_pytorch_runs_do_not_evaluate_the_mindspore_step_interval(advisor_ws: Path) -> None:

@@ -21,8 +21,11 @@ def _run(folder: Path, ready: int) -> Path:
         events += [
             op(f"ProfilerStep#{s}", t0, 10_000, cat="user_annotation"),
             op(LOADER, t0 + 10, 3_000, cat="user_annotation"),
-            op("aten::mm", t0 + 3_100, 6_000,
-               **{"Input Dims": [[256, 256], [256, 256]], "Input type": ["float", "float"]}),
+        ]
+        events += [  # ten matmuls: a whole step, not a fragment (window_limits.MIN_EVENTS)
+            op("aten::mm", t0 + 3_100 + k * 600, 590,
+               **{"Input Dims": [[256, 256], [256, 256]], "Input type": ["float", "float"]})
+            for k in range(10)
         ]  # fmt: skip
     write_trace(folder / "worker0.1.pt.trace.json", events)
     probe = {

@@ -28,7 +28,7 @@ def frame(name: str, ts: float, dur: float) -> dict[str, Any]:
             "dur": dur, "args": {}}  # fmt: skip
 
 
-def _item_steps(folder: Path, kernel_us: float, wait_us: float, steps: int = 4) -> Path:
+def _item_steps(folder: Path, kernel_us: float, wait_us: float, steps: int = 6) -> Path:
     """`steps` steps of 10 ms: a GEMM of `kernel_us`, then loss.item() whose pageable 704-byte
     copy lands `wait_us` after the call: the host blocks `wait_us`, the device is busy for
     `kernel_us` of it."""
@@ -64,7 +64,7 @@ def test_a_pageable_item_on_an_idle_device_fires_with_its_python_line(
     assert f.claims == ["sync_wait"] and f.severity == "high"
     assert f.estimated_saving_us == pytest.approx(f.facts["sync.d2h_exposed_us"], rel=1e-6)
     ops = [e.label for e in f.evidence if e.kind == "operator"]
-    assert ops[0].startswith("aten::item at train.py(42): train_step: 8 blocking waits")
+    assert ops[0].startswith("aten::item at train.py(42): train_step: 12 blocking waits")
     # the general finding is the same time: hidden by the specific one
     assert any(s.id == "blocking_sync" and s.by == "dtoh_sync" for s in advice.suppressed)
     assert not any(f.id == "kernel_launch_overhead" for f in advice.findings)
@@ -150,8 +150,9 @@ def test_real_launches_are_asynchronous(advisor_ws: Path) -> None:
 
 
 def _short_kernel_steps(folder: Path, graphs: bool) -> Path:
-    """3 steps of 40 launches of 2-us kernels, 20 us apart (each launch 10 us): the GPU waits
-    on the host; with `graphs` each step also replays a captured graph."""
+    """3 steps of 40 launches of 4-us kernels, 20 us apart (each launch 10 us): the GPU waits
+    on the host (160 us of device work per step: above the toy-workload limit); with
+    `graphs` each step also replays a captured graph."""
     events: list[dict[str, Any]] = []
     for s in range(3):
         t = 1000 + 1000 * s
@@ -163,7 +164,7 @@ def _short_kernel_steps(folder: Path, graphs: bool) -> Path:
             events += [
                 op("aten::add", at, 12),
                 runtime("cudaLaunchKernel", at + 1, 10, c),
-                kernel("add", at + 12, 2, c),
+                kernel("add", at + 12, 4, c),
             ]
     folder.mkdir()
     return write_trace(folder / "w.pt.trace.json", events, deviceProperties=[H100])
@@ -173,7 +174,7 @@ def test_launch_bound_steps_are_a_cuda_graph_opportunity(tmp_path: Path, advisor
     _short_kernel_steps(tmp_path / "eager", graphs=False)
     advice = advise_path(tmp_path / "eager", advisor_ws)
     f = fires(advice, "cuda_graph_opportunity")
-    # every kernel but the very first follows an idle gap (18 us, or the time since the last
+    # every kernel but the very first follows an idle gap (16 us, or the time since the last
     # step), each capped at its 10-us launch: 119 gaps over 3 steps
     assert f.facts["graphs.launch_bound_us"] == pytest.approx(119 * 10 / 3)
     assert f.claims == ["host_launch", "host_compute"]

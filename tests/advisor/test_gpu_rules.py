@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.advisor.helpers import advise_path, does_not_fire, fires
+from tests.advisor.helpers import (
+    advise_path,
+    does_not_fire,
+    fires,
+    judging_any_window,
+    window_limited,
+)
 from tests.conftest import shared
 
 GPU_RULES = (
@@ -69,8 +75,19 @@ def test_resnet_utilization_above_half_is_fine(advisor_ws: Path, run: str, golde
     assert abs(facts["gpu.utilization"] - golden) < 0.0001  # plugin: 55.51 % / 70.27 %
 
 
-def test_sampled_rank_has_low_occupancy_with_kernel_evidence(advisor_ws: Path) -> None:
-    f = fires(advise_path(shared("hta/trace_filter"), advisor_ws), "low_achieved_occupancy")
+def test_sampled_rank_has_low_occupancy_with_kernel_evidence(
+    advisor_ws: Path, tmp_path: Path
+) -> None:
+    # A sampled trace (2 % of its events kept): the built-in rule does not judge it ...
+    window_limited(
+        advise_path(shared("hta/trace_filter"), advisor_ws), "low_achieved_occupancy", "sampled"
+    )
+    # ... but its facts and evidence are those of the kernels that remain.
+    rules = judging_any_window(tmp_path / "rules", "low_achieved_occupancy")
+    f = fires(
+        advise_path(shared("hta/trace_filter"), advisor_ws, rules_dirs=rules),
+        "low_achieved_occupancy",
+    )
     assert abs(f.facts["gpu.occupancy"] - 21.04) < 0.01
     kernels = [e for e in f.evidence if e.kind == "kernel"]
     assert 0 < len(kernels) <= 10

@@ -94,7 +94,17 @@ def test_free_time_is_not_claimed_on_a_cpu_run_with_host_collectives() -> None:
 def test_unaligned_gemm_rule(tmp_path: Path, advisor_ws: Path) -> None:
     """The rule on the hand-made H100 traces: a BF16 GEMM with K = 1022 fires, the aligned
     fp16 4096^3 GEMM does not."""
-    from tests.advisor.helpers import advise_path, does_not_fire, fires
+    from tests.advisor.helpers import (
+        advise_path,
+        does_not_fire,
+        fires,
+        judging_any_window,
+        window_limited,
+    )
+
+    # Three events: a fragment the built-in rule does not judge; a copy without the
+    # steady-state gate checks the rule's logic on these shapes.
+    rules = judging_any_window(tmp_path / "rules", "unaligned_gemm")
 
     events = [op("ProfilerStep#0", 1000, 1000, cat="user_annotation")]
     events += [
@@ -105,11 +115,12 @@ def test_unaligned_gemm_rule(tmp_path: Path, advisor_ws: Path) -> None:
     folder = tmp_path / "bad"
     folder.mkdir()
     write_trace(folder / "w.pt.trace.json", events, deviceProperties=[H100])
-    f = fires(advise_path(folder, advisor_ws), "unaligned_gemm")
+    window_limited(advise_path(folder, advisor_ws), "unaligned_gemm", "fragment")
+    f = fires(advise_path(folder, advisor_ws, rules_dirs=rules), "unaligned_gemm")
     assert f.facts["perf.unaligned_gemm_share"] == pytest.approx(1.0)
     assert f.estimated_saving_us == pytest.approx(0.3 * 400)
     assert any("1022" in e.label for e in f.evidence)
     good = tmp_path / "good"
     good.mkdir()
     _trace(good, [H100])
-    does_not_fire(advise_path(good, advisor_ws), "unaligned_gemm")
+    does_not_fire(advise_path(good, advisor_ws, rules_dirs=rules), "unaligned_gemm")

@@ -81,9 +81,16 @@ def test_mindspore_verdicts_follow_mindinsight(folder: str, rank: int) -> None:
     assert section is not None and set(section) == SHAPE
     assert section["framework"] == "mindspore"
     flagged = _mindinsight_flagged(path / f"minddata_pipeline_raw_{rank}.csv")
+    want = _mindinsight_queue_verdict(path, rank)
+    if folder.endswith("normal_run/profiler"):
+        # Documented differences (minddata_rules module doc): GetNext found the chip queue
+        # holding 3, 2, 1 batches (fed): the pipeline keeps up, only the root is named; the
+        # host queue's one batch is the start-up one: no queue verdict.
+        flagged, want = [0], None
+    elif folder.endswith("profiler_fixtures"):
+        want = None  # one host batch, the start-up one (the op rule is MindInsight's)
     assert sorted(section["pipeline_verdict"]["ops"]) == sorted(flagged)
     assert sorted(o["op_id"] for o in section["ops"] if o["flagged"]) == sorted(flagged)
-    want = _mindinsight_queue_verdict(path, rank)
     got = section["verdict"]
     assert (got and got["bottleneck"]) == want
 
@@ -117,9 +124,10 @@ def test_mindspore_queues_and_cpu() -> None:
     assert queues["host_queue"] == {
         "name": "host_queue", "capacity": 64, "samples": 1, "empty": 1, "full": 0,
         "empty_rate": 1.0, "full_rate": 0.0, "average_size": 0.0,
+        "steady_samples": 0, "steady_empty": 0,  # the one batch is the start-up one
     }  # fmt: skip
     assert queues["chip_queue"]["samples"] == 3 and queues["chip_queue"]["empty"] == 0
-    assert section["verdict"]["bottleneck"] == "data_processing"
+    assert section["verdict"] is None  # MindInsight: data_processing, from that one batch
     assert section["data_wait"]["per_step_us"] == [1.0, 0.0, 1.0]
     # minddata_cpu_utilization_1.json: user [10,20,30] + sys [10,20,30] -> 40 % on average.
     cpu = dict(section["cpu"])
@@ -132,10 +140,11 @@ def test_mindspore_queues_and_cpu() -> None:
     assert curves["series"]["device_user"] == [10.0, 20.0, 30.0]
     assert curves["sample_steps"] == ["1", "1"]
     assert curves["per_step"] == {"steps": ["1"], "device_pct": [30.0], "process_pct": [30.0]}
-    # ImageFolderOp_3 is the only source, empty queue: "reading is slow".
-    assert section["pipeline_verdict"]["suggestions"] == [
-        "ImageFolderOp_3: increase num_parallel_workers of the dataset (reading is slow)"
-    ]
+    # ImageFolderOp_3 is the only source, its queue empty in both samples: MindInsight says
+    # "reading is slow"; but the chip queue never ran empty, so the pipeline keeps up.
+    assert section["pipeline_verdict"] == {"bottleneck": "consumer", "ops": [0], "suggestions": []}
+    (source,) = [o for o in section["ops"] if o["op_id"] == 3]
+    assert source["queue_usage"] == 0.0 and not source["flagged"]
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,7 @@ from typing import Any
 import pytest
 
 from mindinsight_profiler.analysis.cluster.stages import worker_stages
+from mindinsight_profiler.analysis.data_pipeline import minddata_rules as md
 from mindinsight_profiler.analysis.data_pipeline.minddata_steps import queue_steps
 from mindinsight_profiler.analysis.operators.by_type import op_type_table
 from mindinsight_profiler.analysis.report import build_report
@@ -599,7 +600,12 @@ def test_minddata_queues(case: tuple[str, int]) -> None:
         wait = section["data_wait"]
         assert _ms(wait["per_step_us"]) == pytest.approx(want["get_next_ms"], abs=1e-12)
         assert wait["average_us"] / 1000 == pytest.approx(want["get_next_avg_ms"], abs=1e-12)
-    assert section["verdict"]["bottleneck"] == WARNING_TO_BOTTLENECK[want["warning"]]
+    if host["steady_samples"] < md.MIN_QUEUE_SAMPLES:
+        # Documented difference (minddata_rules module doc): the one host batch is the one
+        # taken as the pipeline starts; MindInsight's "empty in 1 of 1" is no verdict here.
+        assert section["verdict"] is None
+    else:
+        assert section["verdict"]["bottleneck"] == WARNING_TO_BOTTLENECK[want["warning"]]
 
 
 @pytest.mark.parametrize("case", list(PIPELINE), ids=_id)
@@ -615,6 +621,12 @@ def test_pipeline_usage_and_bottleneck_ops(case: tuple[str, int]) -> None:
             assert ours[op_id] == pytest.approx(rate, abs=1e-12), op_id
     roots = [op["op_id"] for op in section["ops"] if op["parent_id"] is None]
     verdict = section["pipeline_verdict"]
+    if md.queues_fed(section["queues"]):
+        # Documented difference (minddata_rules module doc): the queue that feeds training
+        # stayed filled (run_2: GetNext found 3, 2, 1 batches), so the pipeline keeps up
+        # whatever its op queues (2 samples each) show.
+        assert verdict["bottleneck"] == "consumer" and sorted(verdict["ops"]) == roots
+        return
     assert sorted(verdict["ops"]) == sorted(flagged)
     # MindInsight's filter returns only the root when every other op is at 0.8 or more; its
     # proposer then shows nothing, as we show no per-op suggestion ("consumer").
@@ -723,25 +735,30 @@ def test_helper_proposals(case: tuple[str, int], tmp_path: Path) -> None:
         assert interval.facts["data.iteration_interval_us"] / 1000 == pytest.approx(
             STEP_AVERAGE[case][1], abs=ROUNDED
         )
-    host = fires(advice, "minddata_host_queue_empty")
+    # Documented differences (analysis/data_pipeline/minddata_rules.py, facts/minddata.py):
+    # the data is counted as MindInsight counts it, but one host batch (the one taken as the
+    # pipeline starts) and CPU samples whose shares add to 40-80 % are not judged.
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
     empty, total, full, _ = want["minddata_device_queue"]
-    assert (host.facts["data.host_queue_empty"], host.facts["data.host_queue_batches"]) == (
-        empty,
-        total,
-    )
     queues = {q["name"]: q for q in _report(*case)["data_pipeline"]["queues"]}
-    assert queues["host_queue"]["full"] == full
+    host = queues["host_queue"]
+    assert (host["empty"], host["samples"], host["full"]) == (empty, total, full)
     rate = want["minddata_device_queue_rate"]
-    assert math.ceil(host.facts["data.host_queue_empty_share"] * 100) == rate["empty_rate"]
+    assert math.ceil(host["empty"] / host["samples"] * 100) == rate["empty_rate"]
+    assert total == 1 and "too few to judge" in reasons["minddata_host_queue_empty"]
     if "minddata_get_next_queue" in want:
         chip_empty, chip_total = want["minddata_get_next_queue"]
         assert (queues["chip_queue"]["empty"], queues["chip_queue"]["samples"]) == (
             chip_empty,
             chip_total,
         )
-        does_not_fire(advice, "minddata_device_queue_empty")
-    cpu = fires(advice, "minddata_cpu_high")
-    assert cpu.facts["data.cpu_active_pct"] == want["minddata_cpu_utilization"][0]
+        # it reads the host queue too (fed host, starved chip): not judged on one batch
+        assert "minddata_device_queue_empty" not in {f.id for f in advice.findings}
+    assert want["minddata_cpu_utilization"][0] == 90  # 100 - idle 10, where user+sys = 40
+    assert "not consistent" in reasons["minddata_cpu_high"]
+    if case[0] == RUN2:  # the chip queue never ran empty in 3 GetNexts: the pipeline keeps up
+        does_not_fire(advice, "minddata_pipeline_op")
+        return
     ops = fires(advice, "minddata_pipeline_op")
     # MindInsight lists the flagged ops in reverse pipeline order, joined by "/".
     names = want["minddata_pipeline-general"][0].split("/")[::-1]
@@ -750,25 +767,31 @@ def test_helper_proposals(case: tuple[str, int], tmp_path: Path) -> None:
 
 def test_cluster_proposals(tmp_path: Path) -> None:
     advice = advise_path(shared(CLUSTER), tmp_path)
-    interval = fires(advice, "rank_iteration_interval")
+    # Documented difference (rules/rank_iteration_interval.toml): the same figures, but the
+    # excess (0.44 ms) is 0.25 % of the 179 ms step, under the rule's 2 %: checked and fine.
+    does_not_fire(advice, "rank_iteration_interval")
+    (interval,) = [c for c in advice.checked if c.id == "rank_iteration_interval"]
     want = CLUSTER_PROPOSAL["step_interval"]
     assert interval.facts["cluster.interval_rank"] == want["rank_id"]
     assert round(interval.facts["cluster.interval_us"] / 1000, 4) == want["val"]
     assert round(interval.facts["cluster.interval_excess"] * 100, 2) == want["percent"]
-    link = fires(advice, "slow_link")
+    # Documented difference (facts/cluster.py): the links carry 3-6 KB calls (0.58 MB per
+    # call at most), latency-bound: bandwidth is not compared; MindInsight's figure is
+    # reproduced on a copy with large transfers (tests/advisor/test_cluster_rules.py).
     (want_link,) = CLUSTER_PROPOSAL["cluster_link"]
-    src_dst = f"{want_link['src_rank']}-{want_link['des_rank']} {want_link['link_type']}"
-    assert link.evidence[0].name == src_dst
-    assert link.evidence[0].value == pytest.approx(want_link["val"], abs=5e-5)
-    assert round(link.facts["cluster.link_gap"] * 100, 2) == want_link["percent"]
+    assert want_link["link_type"] == "SDMA"
+    reasons = {n.id: n.reason for n in advice.not_evaluated}
+    assert "latency-bound" in reasons["slow_link"]
     strategy = CLUSTER_PROPOSAL["parallel_strategy"]
     between = fires(advice, "pipeline_receive_share")
     share = between.facts["cluster.pp_receive_share"]
     assert round(round(share, 4) * 100, 2) == strategy["pipeline_parallel_between_stage"]["val"]
-    within = fires(advice, "pipeline_stage_comm_share")
+    # Documented difference (facts/cluster_ms.py): MindInsight's 60.3 % within stage 1 is
+    # waiting for stage 2; hccl_raw's transfer time caps it at 1.5 % (test_cluster_ms_rules
+    # shows the 60.3 % without the HCCL files).
+    does_not_fire(advice, "pipeline_stage_comm_share")
     want_within = strategy["pipeline_parallel_within_stage"]
-    assert within.facts["cluster.pp_comm_stage"] == want_within["stage"]
-    assert round(within.facts["cluster.pp_stage_comm_share"] * 100, 2) == want_within["val"]
+    assert want_within["stage"] == 1 and want_within["val"] == 60.3
     stage = fires(advice, "pipeline_stage_flops")
     want_flops = strategy["pipeline_parallel_flops"]
     assert stage.facts["cluster.pp_flops_stage"] == want_flops["stage"]

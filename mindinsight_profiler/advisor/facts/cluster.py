@@ -170,13 +170,35 @@ def compute_excess_us(ctx: Context) -> float:
     return max(values) - float(np.mean(values))
 
 
+#: Transfers smaller than this (MB) are latency-bound on the transport (msprof-analyze's
+#: small-packet sizes: SDMA 16 MB, RDMA 1 MB): their bandwidth measures message size and
+#: per-call latency, not the link.
+SMALL_TRANSFER_MB = {"RDMA": 1.0}
+SMALL_TRANSFER_MB_DEFAULT = 16.0
+
+
+def _latency_bound(link: dict[str, Any]) -> bool:
+    mb = link.get("mean_transfer_mb")
+    limit = SMALL_TRANSFER_MB.get(str(link.get("transport")), SMALL_TRANSFER_MB_DEFAULT)
+    return mb is not None and mb < limit
+
+
 def _links(ctx: Context) -> list[dict[str, Any]]:
-    """Every rank's links to another device (self links are local copies), with the rank."""
-    links = []
+    """Every rank's links to another device (self links are local copies), with the rank;
+    links whose transfers are latency-bound are left out (their bandwidth is not the link's)."""
+    links: list[dict[str, Any]] = []
+    small: list[dict[str, Any]] = []
     for rank, report in _reports(ctx):
         for link in (report.get("communication") or {}).get("links") or []:
             if link.get("src") is None or link["src"] != link.get("dst"):
-                links.append(dict(link, rank=rank))
+                (small if _latency_bound(link) else links).append(dict(link, rank=rank))
+    if not links and small:
+        largest = max(x["mean_transfer_mb"] for x in small)
+        raise Unavailable(
+            f"every link's transfers average {largest:.2f} MB or less per call: latency-bound "
+            f"(SDMA under {SMALL_TRANSFER_MB_DEFAULT:.0f} MB, RDMA under 1 MB), so their "
+            "bandwidth measures message size, not the link"
+        )
     if not links:
         raise Unavailable("needs per-link bandwidth (Ascend communication_matrix, hccl_raw)")
     return links
@@ -200,7 +222,9 @@ def _link_gaps(ctx: Context) -> list[tuple[float, dict[str, Any]]]:
     "ratio",
     "How far the slowest link's bandwidth lies below the mean bandwidth of its transport type "
     "(HCCS, SDMA, RDMA, ...) over every link of every rank, as a share of that mean "
-    "(MindInsight's cluster link check); evidence: the links, slowest first.",
+    "(MindInsight's cluster link check), leaving out links whose transfers average under the "
+    "small-packet size (SDMA 16 MB, RDMA 1 MB: latency-bound); evidence: the links, slowest "
+    "first.",
     "2+ ranks with per-link bandwidth (Ascend communication_matrix, MindSpore hccl_raw)",
 )
 def link_gap(ctx: Context) -> Observed:

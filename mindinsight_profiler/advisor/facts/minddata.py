@@ -15,6 +15,10 @@ import numpy as np
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import PIPELINE_REASONS_ZH, label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis.data_pipeline.minddata_rules import MIN_QUEUE_SAMPLES
+
+#: How far (percentage points) user+sys+io+idle of a CPU sample may be from 100 (rounding).
+CPU_SUM_TOLERANCE = 5.0
 
 
 def _section(ctx: Context) -> dict[str, Any]:
@@ -66,7 +70,18 @@ _QUEUE_FILES = {
 
 def _queue(ctx: Context, name: str) -> dict[str, Any]:
     for q in _section(ctx).get("queues") or []:
-        if q.get("name") == name and q.get("samples"):
+        if q.get("name") != name:
+            continue
+        if name == "host_queue":  # judged after its first batch (minddata_rules module doc)
+            if q["steady_samples"] < MIN_QUEUE_SAMPLES:
+                raise Unavailable(
+                    f"the MindData host queue has {q['steady_samples']} batch(es) after the "
+                    f"first (taken as the pipeline starts): too few to judge (at least "
+                    f"{MIN_QUEUE_SAMPLES})"
+                )
+            n, empty = q["steady_samples"], q["steady_empty"]
+            return dict(q, samples=n, empty=empty, empty_rate=empty / n)
+        if q.get("samples"):
             return dict(q)
     raise Unavailable(f"needs the MindData {_QUEUE_FILES[name]}")
 
@@ -96,13 +111,14 @@ for _name, _label in (("host_queue", "host queue"), ("chip_queue", "chip (GetNex
     fact(
         f"data.{_short}_queue_empty",
         "count",
-        f"Batches at which the MindData {_label} was empty (size 0).",
+        f"Batches at which the MindData {_label} was empty (size 0); the host queue's after "
+        "its first (taken as the pipeline starts), judged on 3 batches or more.",
         _needs,
     )(_empty)
     fact(
         f"data.{_short}_queue_batches",
         "count",
-        f"Batches (samples) of the MindData {_label}.",
+        f"Batches (samples) of the MindData {_label} (the host queue's after its first).",
         _needs,
     )(_samples)
     fact(
@@ -117,8 +133,9 @@ for _name, _label in (("host_queue", "host queue"), ("chip_queue", "chip (GetNex
     "data.pipeline_slow_ops",
     "list",
     "MindData pipeline ops flagged as bottlenecks by MindInsight's queue-usage rule, as "
-    "'<OpType>_<id>' (empty when the pipeline keeps up); evidence: each op with its "
-    "output-queue usage and the advice for its type.",
+    "'<OpType>_<id>' (empty when the pipeline keeps up, including when the queue that "
+    "feeds training stays filled; ops sampled under 3 times are not judged); evidence: "
+    "each op with its output-queue usage and the advice for its type.",
     "MindData pipeline profiling (minddata_pipeline_raw / pipeline_profiling)",
 )
 def pipeline_slow_ops(ctx: Context) -> Observed:
@@ -158,7 +175,8 @@ def pipeline_slow_ops(ctx: Context) -> Observed:
     "percent",
     "Average CPU use of the whole machine while MindData ran, percent (0..100), as "
     "MindInsight defines it: 100 minus the idle share (so I/O wait counts as busy). "
-    "Samples in which the sampler recorded nothing (every share 0) are left out.",
+    "Samples in which the sampler recorded nothing (every share 0) are left out, and so are "
+    "samples whose user+sys+io+idle is not 100 % (+-5): unavailable when none is left.",
     "MindData CPU sampling (minddata_cpu_utilization_*.json)",
 )
 def cpu_active_pct(ctx: Context) -> Observed:
@@ -172,9 +190,18 @@ def cpu_active_pct(ctx: Context) -> Observed:
     for k in shares:
         pick = series == f"device.{k}_utilization"
         by[k] = dict(zip(t["sample"][pick].tolist(), t["value"][pick].tolist(), strict=True))
-    samples = [s for s in by["idle"] if any(by[k].get(s, 0.0) > 0 for k in shares)]
-    if not samples:
+    recorded = [s for s in by["idle"] if any(by[k].get(s, 0.0) > 0 for k in shares)]
+    if not recorded:
         raise Unavailable("the MindData CPU sampling recorded no machine-wide idle share")
+    # user + sys + io + idle is the whole machine: a sample far from 100 % is not a reading
+    sums = {s: sum(by[k].get(s, 0.0) for k in shares) for s in recorded}
+    samples = [s for s in recorded if abs(sums[s] - 100.0) <= CPU_SUM_TOLERANCE]
+    if not samples:
+        low, high = min(sums.values()), max(sums.values())
+        raise Unavailable(
+            f"the MindData CPU sampling is not consistent: user+sys+io+idle add to "
+            f"{low:.0f}-{high:.0f} %, not 100 %"
+        )
     active = 100.0 - float(np.mean([by["idle"][s] for s in samples]))
     parts = {k: float(np.mean([by[k].get(s, 0.0) for s in samples])) for k in shares}
     text = label("machine_cpu", active=active, samples=len(samples), **parts)

@@ -57,6 +57,22 @@ def _kind_fact(kind: str, what: str) -> None:
         return float(_window(ctx)["total_us"][kind])
 
 
+@fact("window.limit", "text", "Why the window cannot support steady-state judgements: "
+      "'sampled' (events were dropped), 'fragment' (a handful of events), 'toy' (the device "
+      "works under 0.1 ms per step), or 'none' (analysis/steps/window_limits.py); "
+      "steady-state rules are not evaluated unless it is 'none'.", NEEDS)  # fmt: skip
+def window_limit(ctx: Context) -> str:
+    limit = _window(ctx).get("limit")
+    return str(limit["kind"]) if limit else "none"
+
+
+@fact("window.limit_reason", "text", "The window limit's reason, one sentence with its "
+      "figures ('' when the window can be judged).", NEEDS)  # fmt: skip
+def window_limit_reason(ctx: Context) -> str:
+    limit = _window(ctx).get("limit")
+    return str(limit["reason"]) if limit else ""
+
+
 _kind_fact("compile", "compilation (torch.compile / Dynamo / Inductor / Triton)")
 _kind_fact("initialisation", "initialisation (context set-up, module loads, first launches)")
 _kind_fact("capture", "CUDA/HIP graph capture")

@@ -153,18 +153,26 @@ def _links(trace: Trace) -> list[dict[str, Any]]:
         links = [f"{a}-{b}" for a, b in zip(src.tolist(), dst.tolist(), strict=True)]
         transport = trace.strings.lookup(matrix["transport"][keep])
         bandwidth, unit = matrix["bandwidth_gbps"][keep], "GB/s"
+        size, transfers = np.zeros(len(links)), np.full(len(links), -1)
     elif hccl is not None and len(hccl["step"]):
         links = trace.strings.lookup(hccl["link"])
         transport = trace.strings.lookup(hccl["transport"])
         bandwidth, unit = hccl["bandwidth"], None
+        size = hccl["size"] / 1000.0  # KB (4.096 for a 4,096-byte all-reduce) -> MB
+        transfers = hccl.get("transfers", np.full(len(links), -1))
     else:
         return []
     by_link: dict[tuple[str, str], list[float]] = {}
-    for link, kind, bw in zip(links, transport, bandwidth.tolist(), strict=True):
+    moved: dict[tuple[str, str], list[float]] = {}  # [MB, transfers] while every step counts
+    rows = zip(links, transport, bandwidth.tolist(), size.tolist(), transfers.tolist(), strict=True)
+    for link, kind, bw, mb, n in rows:
         if np.isfinite(bw):
             by_link.setdefault((link, kind), []).append(bw)
+        total = moved.setdefault((link, kind), [0.0, 0.0])
+        total[0], total[1] = total[0] + mb, (total[1] + n if n >= 0 and total[1] >= 0 else -1)
     out = []
     for (link, kind), values in sorted(by_link.items()):
+        mb, n = moved[(link, kind)]
         src_s, _, dst_s = link.partition("-")
         out.append(
             {
@@ -175,6 +183,7 @@ def _links(trace: Trace) -> list[dict[str, Any]]:
                 "bandwidth": float(np.mean(values)),
                 "unit": unit,
                 "steps": len(values),
+                "mean_transfer_mb": mb / n if n > 0 else None,
             }
         )
     return out

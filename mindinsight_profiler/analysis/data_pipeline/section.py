@@ -80,7 +80,7 @@ def _section(
 
 def _mindspore(trace: Trace) -> dict[str, Any]:
     queues = md.minddata_queues(trace)
-    found = md.pipeline_ops(trace)
+    found = md.pipeline_ops(trace, md.queues_fed(queues))
     ops, pipeline = found if found is not None else (None, None)
     workers = None
     if ops:

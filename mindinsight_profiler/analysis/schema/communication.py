@@ -56,6 +56,8 @@ class Link(Record, frozen=True, kw_only=True):
     bandwidth: float  # in `unit`
     unit: str | None  # "GB/s" (Ascend); None: MindSpore's own unit
     steps: int
+    # MB per collective call on this link (MindSpore hccl_raw's per-call links); None: unknown
+    mean_transfer_mb: float | None
 
 
 class CommAverage(Record, frozen=True, kw_only=True):

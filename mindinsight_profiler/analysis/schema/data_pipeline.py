@@ -38,6 +38,8 @@ class Queue(Record, frozen=True, kw_only=True):
     empty_rate: float | None  # 0-1; None without samples
     full_rate: float | None
     average_size: float | None  # batches
+    steady_samples: int  # samples after the first (taken as the pipeline starts)
+    steady_empty: int  # empty among those: what the verdicts judge
 
 
 class Workers(Record, frozen=True, kw_only=True):

@@ -6,6 +6,8 @@ Microseconds; shares are of the profiled steps' total time (0-1); `per_step_us` 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from mindinsight_profiler.analysis.schema.base import Record
 
 
@@ -18,6 +20,13 @@ class WindowEvent(Record, frozen=True, kw_only=True):
     us: float
 
 
+class WindowLimit(Record, frozen=True, kw_only=True):
+    """Why the window cannot support steady-state judgements (analysis/steps/window_limits.py)."""
+
+    kind: Literal["sampled", "fragment", "toy"]
+    reason: str  # one sentence with the figures
+
+
 class Window(Record, frozen=True, kw_only=True):
     kinds: list[str]  # compile, initialisation, capture, warmup
     per_step_us: list[list[float]]
@@ -26,3 +35,4 @@ class Window(Record, frozen=True, kw_only=True):
     window_share: float  # all kinds together
     longest: dict[str, WindowEvent]  # kinds that occur
     steady_steps: list[int]  # steps with under 1 % of their time in one-off work
+    limit: WindowLimit | None  # set when steady-state rules cannot judge this window

@@ -2,7 +2,8 @@
 
 Columns: `step_num`, `communication_cost` and `wait_cost` (ms), `link_info` (JSON: per
 `src-dst` link and transport, [time ms, size, bandwidth]) and, in newer files,
-`communication_operator_cost` (JSON: per collective call `[step, cost ms, wait ms, links]`).
+`communication_operator_cost` (JSON: per collective call `[step, cost ms, wait ms, links]`,
+whose links give how many calls used each link: `transfers`, for the mean transfer size).
 The per-call costs are what lets a cluster view match the same collective across ranks;
 without them only step totals are known. Rows that are not steps (averages) are dropped.
 """
@@ -26,8 +27,11 @@ def _ms_to_ns(path: Path, values: list[float] | np.ndarray, what: str) -> np.nda
     return to_ns(path, np.asarray(values, dtype=np.float64), 1e6, what)
 
 
-def _operator_costs(path: Path, steps: list[str], cells: list[str]) -> list[tuple[Any, ...]]:
-    """(step, op name, cost ms, wait ms) of every collective call, from the JSON column."""
+def _operator_costs(
+    path: Path, steps: list[str], cells: list[str], transfers: dict[tuple[int, str, str], int]
+) -> list[tuple[Any, ...]]:
+    """(step, op name, cost ms, wait ms) of every collective call, from the JSON column;
+    counts into `transfers` the calls that used each (step, link, transport)."""
     calls: list[tuple[Any, ...]] = []
     for row, (step, cell) in enumerate(zip(steps, cells, strict=True)):
         try:
@@ -44,6 +48,11 @@ def _operator_costs(path: Path, steps: list[str], cells: list[str]) -> list[tupl
                     path, f"row {row + 2}: {op} needs [step, cost, wait, ...]"
                 ) from None
             calls.append((int(step), op, cost, wait))
+            if len(v) > 3 and isinstance(v[3], dict):
+                for link, by_type in v[3].items():
+                    for kind in by_type if isinstance(by_type, dict) else ():
+                        key = (int(step), str(link), str(kind))
+                        transfers[key] = transfers.get(key, 0) + 1
     return calls
 
 
@@ -66,8 +75,9 @@ def read_hccl(path: Path) -> dict[str, Any]:
                     raise InputError(path, f"row {row + 2}: link {link} needs 3 values")
                 links.append((int(step), link, kind, v[0], v[1], v[2]))
     calls = []
+    counted: dict[tuple[int, str, str], int] = {}
     if t.has(_OPS_COLUMN):
-        calls = _operator_costs(path, t.text("step_num"), t.text(_OPS_COLUMN))
+        calls = _operator_costs(path, t.text("step_num"), t.text(_OPS_COLUMN), counted)
     sizes = np.array([r[4] for r in links] + [r[5] for r in links], dtype=np.float64)
     if not ((sizes >= 0) & (sizes <= MAX_NUMBER)).all():
         raise InputError(path, "link_info: a size or bandwidth out of range")
@@ -76,6 +86,10 @@ def read_hccl(path: Path) -> dict[str, Any]:
         "comm_ns": _ms_to_ns(path, t.numbers("communication_cost"), "communication_cost"),
         "wait_ns": _ms_to_ns(path, t.numbers("wait_cost"), "wait_cost"),
         "links": links,
+        # collective calls that used each link in its step (-1: no per-call column)
+        "link_transfers": np.array(
+            [counted.get((r[0], r[1], r[2]), 0) if calls else -1 for r in links], dtype=np.int64
+        ),
         "link_time_ns": _ms_to_ns(path, [r[3] for r in links], "link_info time"),
         "calls": calls,
         "call_comm_ns": _ms_to_ns(path, [c[2] for c in calls], f"{_OPS_COLUMN} cost"),
@@ -98,6 +112,7 @@ def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
             "time_ns": parsed["link_time_ns"],
             "size": np.array([r[4] for r in links], dtype=np.float64),
             "bandwidth": np.array([r[5] for r in links], dtype=np.float64),
+            "transfers": parsed["link_transfers"],
         },
     )
     calls = parsed["calls"]

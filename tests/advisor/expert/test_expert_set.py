@@ -39,8 +39,11 @@ from tests.conftest import SHARED_DATA
 #: conv_layout, sdpa_math_backend, create_on_device) and PyTorch 1.8's optimizer spans read:
 #: precision 0.74-0.75, recall 0.68-0.69 (on the 31 shared inputs alone 0.72 / 0.66; the
 #: planted CPU runs on a loaded machine add or drop untracked_time / step_outlier findings).
+#: With window limits (sampled, fragment, toy windows are not judged in steady state) and
+#: the MindData/cluster/loader fixes: precision 0.97-0.98 (the false findings left are on
+#: the planted CPU runs, which vary run to run), recall unchanged.
 #: The floors keep a margin for that variation; raise them as the advisor improves.
-FLOORS = {"precision": 0.70, "recall": 0.62}
+FLOORS = {"precision": 0.90, "recall": 0.62}
 TARGET = {"precision": 0.95, "recall": 0.90}
 MIN_INPUTS = 25
 
