@@ -29,7 +29,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 18: `perf_model` (FLOPs, bytes, roofline and MFU: analysis.perf) and `mindspore_flops`.
 #: 19: `ledger` (each step's time attributed once: analysis.steps.ledger).
 #: 20: `window` (compilation, initialisation, capture, warm-up in the window).
-REPORT_VERSION = 20
+#: 21: communication from host collectives (gloo ranges on a CPU run: source `host`).
+REPORT_VERSION = 21
 
 
 def grouped_tables(
