@@ -5,10 +5,10 @@ Per step (the PyTorch profiler plugin's distributed view, so its users read the 
 figures): computation = time a non-communication kernel runs and no communication kernel
 does; overlapped = both run; exposed communication = only communication runs; other = the
 rest of the step (idle device, host work). The four sum to the step time. Communication
-kernels are NCCL/RCCL kernels and HCCL `hcom_*` tasks (`comm_kernel_mask`). A run with no communication kernel
-whose collectives run on the host (gloo on CPUs: `host.py`) is split the same way, with its
-`gloo:` ranges as the communication and its framework operators as the compute (source
-`host`).
+kernels are NCCL/RCCL kernels and HCCL `hcom_*` tasks (`comm_kernel_mask`). A run with no
+communication kernel whose collectives run on the host (gloo on CPUs: `host.py`) is split
+the same way, with its `gloo:` ranges as the communication and its framework operators as
+the compute (source `host`).
 
 MindSpore's legacy export has no kernels on its timeline, only `hccl_raw_{rank}.csv`:
 per step the communication and wait cost, and per collective call its own cost. From it

@@ -1,8 +1,9 @@
 """Multi-device sections of the report: `communication`, `parallel` and `distributed`.
 
 Producers: `analysis.communication.section.communication_section` (from communication kernels,
-gloo's host ranges, or MindSpore's `hccl_raw` tables), `analysis.communication.parallel.parallel_section` (MindSpore's
-`flops_summary` and `ascend_cluster_analyse` files) and the trace's own `distributedInfo`
+gloo's host ranges, or MindSpore's `hccl_raw` tables),
+`analysis.communication.parallel.parallel_section` (MindSpore's `flops_summary` and
+`ascend_cluster_analyse` files) and the trace's own `distributedInfo`
 (Kineto, torch_npu), copied as is. Times are microseconds unless a name says otherwise.
 """
 
