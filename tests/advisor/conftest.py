@@ -46,3 +46,18 @@ def planted_ranks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if done.returncode != 0:
         raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return out
+
+
+@pytest.fixture(scope="session")
+def planted_ranks_small_buckets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two-rank DDP over gloo with 10 KB gradient buckets (`--bucket-cap-mb 0.01`): every
+    step all-reduces its 397 KB of gradients as 9 small messages; no rank is slowed."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: planted-problem traces need a real torch run")
+    out = tmp_path_factory.mktemp("planted-ranks-small-buckets")
+    cmd = [sys.executable, "-m", "tests.advisor.planted_ranks", "--out", str(out),
+           "--slow-rank", "-1", "--bucket-cap-mb", "0.01"]  # fmt: skip
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return out

@@ -168,6 +168,24 @@ def wait_us(ctx: Context) -> Observed:
 
 
 @fact(
+    "comm.transfer_us",
+    "us",
+    "Time per step this rank's collective calls would take if no rank waited, microseconds: "
+    "per matched call (k-th call of a type on every rank) the shortest duration on any rank, "
+    "summed; this rank's own call time when it is the only profiled rank.",
+    "collectives (2+ ranks for the matched figure)",
+)
+def transfer_us(ctx: Context) -> float:
+    section = comm_section(ctx)
+    steps = max(len(section.get("steps") or []), 1)
+    own = sum(float(c.get("total_us") or 0.0) for c in section.get("collectives") or [])
+    wait = ctx.value("comm.wait_us")
+    if wait is None:
+        return own / steps
+    return max(own / steps - float(wait), 0.0)
+
+
+@fact(
     "comm.wait_share",
     "ratio",
     "comm.wait_us divided by this rank's mean step time (0..1).",
