@@ -8,6 +8,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     compute,
     config,
     data_pipeline,
+    ddp,
     host,
     memory,
     minddata,
