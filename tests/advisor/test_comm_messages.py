@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mindinsight_profiler.advisor.facts.comm_messages import SMALL_BYTES, message_bytes
+from mindinsight_profiler.advisor.facts.comm_messages import (
+    SMALL_BYTES,
+    kernel_message_bytes,
+    message_bytes,
+)
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
 
@@ -40,7 +44,25 @@ def test_one_bucket_per_step_does_not_fire(planted_ranks: Path, advisor_ws: Path
     assert checked.facts["comm.small_calls_per_step"] == 1
 
 
-def test_nccl_without_message_sizes_is_not_evaluated(advisor_ws: Path) -> None:
+def test_nccl_buckets_of_megabytes_do_not_fire(advisor_ws: Path) -> None:
+    """HTA's DDP ResNet on NCCL: 5 all-reduces per step of 2.0-7.9 M floats (8-31 MB, the
+    kernels' In msg nelems); 2 small broadcasts per step (53 elements) hold 0.2 % of it."""
     advice = advise_path(shared("hta/nccl_parser_config"), advisor_ws)
+    does_not_fire(advice, "comm_small_messages")
+    (checked,) = [c for c in advice.checked if c.id == "comm_small_messages"]
+    assert checked.facts["comm.small_calls_per_step"] == 2
+    assert checked.facts["comm.small_message_share"] < 0.01
+
+
+def test_nccl_kernels_without_message_args_are_not_evaluated(advisor_ws: Path) -> None:
+    # HTA's trace_diff (2022): NCCL kernels carry no In msg nelems.
+    advice = advise_path(shared("hta/trace_diff/test"), advisor_ws)
     (n,) = [n for n in advice.not_evaluated if n.id == "comm_small_messages"]
-    assert "message sizes" in n.reason
+    assert "In msg nelems" in n.reason
+
+
+def test_kernel_message_bytes() -> None:
+    assert kernel_message_bytes('[2049000,"Float",2]') == 8_196_000
+    assert kernel_message_bytes('[53,"Long",2]') == 424
+    assert kernel_message_bytes('[10,"Unknown",2]') is None
+    assert kernel_message_bytes("") is None

@@ -3,10 +3,11 @@
 A collective costs a fixed latency per call (a handshake per ring step, a kernel or a
 worker hand-off) plus its bytes over the link's bandwidth. Many small calls per step are
 latency-bound: DDP buckets far below `bucket_cap_mb`'s 25 MB default, a parameter
-all-reduced on its own, FSDP units too fine. The sizes come from the ranges that record
-each call's tensor: gloo's `gloo:<collective>` ranges (`Input Dims` x the `Input type`'s
-element size). NCCL kernels write their size in `In msg nelems`, which the trace model
-does not read yet: there these facts are unavailable rather than guessed.
+all-reduced on its own, FSDP units too fine. The sizes come from what each call records:
+NCCL kernels their `In msg nelems` and `dtype` (the trace model's `comm_msg`), gloo's
+`gloo:<collective>` ranges their tensor (`Input Dims` x the `Input type`'s element size).
+Collective kernels without those args (traces before PyTorch recorded them) leave these
+facts unavailable rather than guessed.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from mindinsight_profiler.advisor.facts.compute import step_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis.categories import comm_kernel_mask
 from mindinsight_profiler.analysis.communication.host import host_collective_mask
-from mindinsight_profiler.analysis.communication.naming import host_collective
+from mindinsight_profiler.analysis.communication.naming import host_collective, kernel_collectives
+from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
 #: A message below this is latency-bound on every interconnect a training job uses: NCCL
@@ -37,7 +40,17 @@ DTYPE_BYTES = {
     "c10::Float8_e5m2": 1,
 }  # fmt: skip
 
-NEEDS = "collectives that record their message sizes (gloo ranges with record_shapes)"
+#: Bytes per element of the c10 scalar types NCCL kernels write in `dtype`.
+SCALAR_BYTES = {
+    "Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Short": 2,
+    "Char": 1, "Byte": 1, "Bool": 1, "ComplexFloat": 8, "ComplexDouble": 16,
+    "Float8_e4m3fn": 1, "Float8_e5m2": 1, "Float8_e4m3fnuz": 1, "Float8_e5m2fnuz": 1,
+}  # fmt: skip
+
+NEEDS = (
+    "collectives that record their message sizes (NCCL kernels' In msg nelems, gloo ranges "
+    "with record_shapes)"
+)
 
 
 def message_bytes(dims_text: str, types_text: str) -> int | None:
@@ -60,6 +73,36 @@ def message_bytes(dims_text: str, types_text: str) -> int | None:
     return total or None
 
 
+def kernel_message_bytes(text: str) -> int | None:
+    """The bytes of a kernel's `comm_msg` text (`[nelems, dtype, group size]`), or None."""
+    try:
+        nelems, dtype, _ = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    size = SCALAR_BYTES.get(dtype) if isinstance(dtype, str) else None
+    if size is None or not isinstance(nelems, int) or isinstance(nelems, bool) or nelems < 0:
+        return None
+    return nelems * size
+
+
+def _sized(trace: Trace) -> tuple[np.ndarray, list[int | None], list[str]]:
+    """(event rows, bytes or None, collective) of the calls: collective kernels where the
+    trace has them, else gloo's host ranges."""
+    ev = trace.events
+    kernels = np.flatnonzero(comm_kernel_mask(trace) & (ev["kind"] == Kind.KERNEL))
+    if len(kernels):
+        texts = trace.strings.lookup(ev["comm_msg"][kernels])
+        return kernels, [kernel_message_bytes(t) for t in texts], kernel_collectives(trace, kernels)
+    rows = np.flatnonzero(host_collective_mask(trace))
+    sizes = [
+        message_bytes(d, t)
+        for d, t in zip(trace.strings.lookup(ev["input_dims"][rows]),
+                        trace.strings.lookup(ev["input_types"][rows]), strict=True)
+    ]  # fmt: skip
+    names = [host_collective(n) or n for n in trace.strings.lookup(ev["name"][rows])]
+    return rows, sizes, names
+
+
 def _calls(ctx: Context) -> dict[str, Any]:
     """Per sized call in the steps: bytes, duration (ns), step index, collective, start."""
     if "comm.messages" in ctx.memo:
@@ -67,26 +110,24 @@ def _calls(ctx: Context) -> dict[str, Any]:
     trace: Trace | None = ctx.trace
     if trace is None:
         raise Unavailable(f"needs the trace's events ({NEEDS})")
-    rows = np.flatnonzero(host_collective_mask(trace))
+    rows, sizes, names = _sized(trace)
     if not len(rows):
         raise Unavailable(f"needs {NEEDS}")
     ev = trace.events
-    sizes = [
-        message_bytes(d, t)
-        for d, t in zip(trace.strings.lookup(ev["input_dims"][rows]),
-                        trace.strings.lookup(ev["input_types"][rows]), strict=True)
-    ]  # fmt: skip
     known = np.array([s is not None for s in sizes], dtype=bool)
+    if not known.any():
+        raise Unavailable(f"needs {NEEDS}: this trace's {len(rows)} calls record no size")
     step = step_of(ctx, ev["start_ns"][rows])
     keep = known & (step >= 0)
     if not keep.any():
-        raise Unavailable(f"needs {NEEDS} inside the steps")
+        raise Unavailable("no collective call with a recorded size lies inside the steps")
     rows = rows[keep]
+    names = [n for n, k in zip(names, keep.tolist(), strict=True) if k]
     out = {
         "bytes": np.array([s for s, k in zip(sizes, keep.tolist(), strict=True) if k], np.int64),
         "ns": ev["end_ns"][rows] - ev["start_ns"][rows],
         "step": step[keep],
-        "name": [host_collective(n) or n for n in trace.strings.lookup(ev["name"][rows])],
+        "name": names,
         "start_ns": ev["start_ns"][rows],
         "steps": len(ctx.report.get("steps", {}).get("names") or []) or 1,
     }
