@@ -101,7 +101,7 @@ def test_gloo_rank_that_arrives_first_waits_for_the_slow_rank(
     # the 15 ms sleep, stretched by scheduling on a shared machine: at least most of it
     assert 8_000 < f.facts["comm.wait_us"] < f.facts["step.average_us"]
     ranks = {e.rank: e.value for e in f.evidence if e.kind == "rank"}
-    assert ranks[0] > 8_000 and ranks[1] < 1_000
+    assert ranks[0] > 8_000 and ranks[1] < ranks[0]  # rank 1: scheduling noise at most
     does_not_fire(advice, "exposed_communication")
     slow = fires(advice, "slow_rank")
     assert slow.facts["cluster.slowest_rank"] == 1
@@ -109,6 +109,11 @@ def test_gloo_rank_that_arrives_first_waits_for_the_slow_rank(
 
 
 def test_gloo_slow_rank_does_not_wait(planted_ranks: Path, advisor_ws: Path) -> None:
+    """The rank the others wait for: on a busy machine it can show a little wait in a call
+    or two (rank 0 descheduled once: up to 1.5 ms per step seen), never its own lead."""
     advice = advise_path(planted_ranks, advisor_ws, worker="rank1")
     does_not_fire(advice, "collective_wait")
+    (checked,) = [c for c in advice.checked if c.id == "collective_wait"]
+    assert checked.facts["comm.rank"] == checked.facts["cluster.slowest_rank"] == 1
+    assert checked.facts["comm.wait_us"] < checked.facts["cluster.step_excess_us"]
     assert fires(advice, "slow_rank").facts["cluster.slowest_rank"] == 1

@@ -141,6 +141,18 @@ def _own_rank(ctx: Context) -> int:
 
 
 @fact(
+    "comm.rank",
+    "number",
+    "This worker's rank as the cluster facts number it (its communication or distributed "
+    "rank, else its position in the run): compare with cluster.slowest_rank.",
+    "2+ ranks of the same run",
+)
+def own_rank(ctx: Context) -> int:
+    cluster_facts_summary(ctx)  # one worker: unavailable, like every cluster figure
+    return _own_rank(ctx)
+
+
+@fact(
     "comm.wait_us",
     "us",
     "Time per step this rank's collectives wait for the slowest peer, microseconds: per "
