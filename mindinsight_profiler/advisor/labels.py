@@ -28,6 +28,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "exposed communication in step {step}",
         "迭代 {step} 中未被计算掩盖的通信",
     ),
+    "comm_message": (
+        "{name}: {calls} call(s) of {kib:,.1f} KiB",
+        "{name}：{calls} 次，每次 {kib:,.1f} KiB",
+    ),
+    "ddp_bursts": (
+        "{bursts} gradient all-reduce bursts for {micro} micro-batches before one optimizer step",
+        "一次优化器更新前 {micro} 个微批次产生了 {bursts} 轮梯度 AllReduce",
+    ),
     "free_time_step": ("device free time in step {step}", "迭代 {step} 中的设备空闲时间"),
     "interval_step": ("iteration interval of step {step}", "迭代 {step} 的迭代间隙"),
     "device_idle": (

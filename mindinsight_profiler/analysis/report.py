@@ -32,7 +32,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 21: `window` also holds MindSpore CPU graph-compile gaps (no compile event is recorded) and
 #: `window.limit` (sampled, fragment or toy windows: analysis.steps.window_limits); the
 #: ledger's sync_wait includes launches of device-to-host copies into pageable memory;
-#: MindData queues leave out their first batch and op queues need 3 samples.
+#: MindData queues leave out their first batch and op queues need 3 samples; communication
+#: from host collectives (gloo ranges on a CPU run: source `host`).
 REPORT_VERSION = 21
 
 

@@ -259,7 +259,9 @@ def ranks_of_one_job(headers: list[TraceHeader]) -> bool:
     return True
 
 
-_TS = re.compile(r'"ts"\s*:\s*"?(\d+(?:\.\d+)?)')
+#: A timestamp, only where its number ends inside the head: the head may cut one short
+#: (`"ts": 4` of `"ts": 4776274979553.03`), which would read as a start hours earlier.
+_TS = re.compile(r'"ts"\s*:\s*"?(\d+(?:\.\d+)?)(?=[\s,}"\]])')
 
 
 def _json_after(text: str, key: str) -> object:

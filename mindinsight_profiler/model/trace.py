@@ -15,7 +15,7 @@ import numpy as np
 from mindinsight_profiler.model.strings import StringTable
 
 #: Bump when the meaning or layout of any column changes: caches of other versions are rebuilt.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Event columns: name -> (dtype, fill value for "absent").
 EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {
@@ -40,6 +40,9 @@ EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {
     # string code of the JSON text of "Concrete Inputs" (scalar arguments: stride, flags...)
     "concrete_inputs": ("int32", -1),
     "call_stack": ("int32", -1),
+    # string code of `[nelems, dtype, group size]` (JSON): a collective's message, from NCCL
+    # kernels' and record_param_comms' "In msg nelems", "dtype", "Group size" args
+    "comm_msg": ("int32", -1),
     "parent": ("int32", -1),  # enclosing range in the operator tree (same thread)
     "caller": ("int32", -1),  # runtime -> its operator; device work -> its runtime
 }

@@ -46,3 +46,32 @@ def planted_ranks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if done.returncode != 0:
         raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return out
+
+
+def _planted_ranks_run(out: Path, *args: str) -> Path:
+    """One two-rank gloo run of tests/advisor/planted_ranks.py into `out`, with `args`."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: planted-problem traces need a real torch run")
+    cmd = [sys.executable, "-m", "tests.advisor.planted_ranks", "--out", str(out), *args]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def planted_ranks_small_buckets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two-rank DDP over gloo with 10 KB gradient buckets (`--bucket-cap-mb 0.01`): every
+    step all-reduces its 397 KB of gradients as 9 small messages; no rank is slowed."""
+    out = tmp_path_factory.mktemp("planted-ranks-small-buckets")
+    return _planted_ranks_run(out, "--slow-rank", "-1", "--bucket-cap-mb", "0.01")
+
+
+@pytest.fixture(scope="session")
+def planted_ranks_accum(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two two-rank DDP runs over gloo accumulating 2 micro-batches per optimizer step:
+    `sync/` all-reduces after each micro-batch (no no_sync()), `no_sync/` once per step."""
+    out = tmp_path_factory.mktemp("planted-ranks-accum")
+    _planted_ranks_run(out / "sync", "--slow-rank", "-1", "--accum", "2")
+    _planted_ranks_run(out / "no_sync", "--slow-rank", "-1", "--accum", "2", "--no-sync")
+    return out

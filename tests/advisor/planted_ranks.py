@@ -4,15 +4,20 @@ The cluster rules (a slow rank, collectives waiting for it) need runs of several
 where the slow one is known. This trains the planted model of `planted.py` with
 DistributedDataParallel on two CPU processes; with `--slow-rank R`, rank R does an extra
 `time.sleep(--delay)` of host work in every step before its forward pass, so the other
-rank waits for it in every gradient all-reduce.
+rank waits for it in every gradient all-reduce. With `--bucket-cap-mb` DDP's gradient
+buckets are that small, so every step all-reduces many small messages instead of one.
+With `--accum K` every optimizer step accumulates K micro-batches without `no_sync()`, so
+DDP all-reduces the gradients after each of them (`--no-sync`: inside `no_sync()`, once).
 
 Usage: python -m tests.advisor.planted_ranks --out DIR [--slow-rank 1] [--delay 0.015]
+       [--bucket-cap-mb MB] [--accum K [--no-sync]]
 Writes DIR/rank0.<pid>.pt.trace.json and DIR/rank1.<pid>.pt.trace.json (one run, two ranks).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -28,7 +33,17 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _rank(rank: int, out: str, slow_rank: int, delay: float, port: int, active: int) -> None:
+def _rank(
+    rank: int,
+    out: str,
+    slow_rank: int,
+    delay: float,
+    port: int,
+    active: int,
+    bucket_mb: float,
+    accum: int,
+    no_sync: bool,
+) -> None:
     import torch
     import torch.distributed as dist
     from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
@@ -40,11 +55,12 @@ def _rank(rank: int, out: str, slow_rank: int, delay: float, port: int, active: 
     torch.manual_seed(0)
     torch.set_num_threads(1)
     model, _ = build("none")
-    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    buckets = {"bucket_cap_mb": bucket_mb} if bucket_mb > 0 else {}
+    ddp = torch.nn.parallel.DistributedDataParallel(model, **buckets)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9, foreach=True)
     steps = 2 + active
-    tokens = torch.randint(0, 500, (steps, 16, 32))
-    labels = torch.randint(0, 4, (steps, 16))
+    tokens = torch.randint(0, 500, (steps, accum, 16, 32))
+    labels = torch.randint(0, 4, (steps, accum, 16))
     with profile(
         activities=[ProfilerActivity.CPU],
         schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
@@ -54,20 +70,33 @@ def _rank(rank: int, out: str, slow_rank: int, delay: float, port: int, active: 
         for step in range(steps):
             if rank == slow_rank:
                 time.sleep(delay)  # host work only this rank does (untraced)
-            loss = torch.nn.functional.cross_entropy(ddp(tokens[step]), labels[step])
             optimizer.zero_grad()
-            loss.backward()
+            for k in range(accum):
+                sync = ddp.no_sync() if no_sync and k < accum - 1 else contextlib.nullcontext()
+                with sync:
+                    out_k = ddp(tokens[step, k])
+                    torch.nn.functional.cross_entropy(out_k, labels[step, k]).backward()
             optimizer.step()
             prof.step()
     dist.destroy_process_group()
 
 
-def run(out: Path, slow_rank: int = 1, delay: float = 0.015, active: int = 6) -> None:
+def run(
+    out: Path,
+    slow_rank: int = 1,
+    delay: float = 0.015,
+    active: int = 6,
+    bucket_mb: float = 0.0,
+    accum: int = 1,
+    no_sync: bool = False,
+) -> None:
     import torch.multiprocessing as mp
 
     out.mkdir(parents=True, exist_ok=True)
-    mp.spawn(_rank, args=(str(out), slow_rank, delay, _free_port(), active), nprocs=WORLD)
-    meta = {"world": WORLD, "slow_rank": slow_rank, "delay_s": delay, "active": active}
+    args = (str(out), slow_rank, delay, _free_port(), active, bucket_mb, accum, no_sync)
+    mp.spawn(_rank, args=args, nprocs=WORLD)
+    meta = {"world": WORLD, "slow_rank": slow_rank, "delay_s": delay, "active": active,
+            "bucket_cap_mb": bucket_mb or None, "accum": accum, "no_sync": no_sync}  # fmt: skip
     (out / "ranks.meta.json").write_text(json.dumps(meta))
 
 
@@ -77,8 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--slow-rank", type=int, default=1, help="-1: no rank is slow")
     ap.add_argument("--delay", type=float, default=0.015, help="seconds of extra host work")
     ap.add_argument("--active", type=int, default=6)
+    ap.add_argument("--bucket-cap-mb", type=float, default=0.0, help="0: DDP's default (25)")
+    ap.add_argument("--accum", type=int, default=1, help="micro-batches per optimizer step")
+    ap.add_argument("--no-sync", action="store_true", help="accumulate inside DDP.no_sync()")
     a = ap.parse_args(argv)
-    run(a.out, a.slow_rank, a.delay, a.active)
+    run(a.out, a.slow_rank, a.delay, a.active, a.bucket_cap_mb, a.accum, a.no_sync)
 
 
 if __name__ == "__main__":

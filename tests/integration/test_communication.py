@@ -103,9 +103,24 @@ def test_kineto_nccl_steps_and_collectives() -> None:
 
 
 def test_no_communication_gives_none() -> None:
-    # A CPU-only trace has no kernels, so no collectives.
-    trace = read_trace(next(shared("hta/cpu_only").glob("*.json.gz")), "kineto")
+    # A single-process CPU run: no kernels and no gloo ranges, so no collectives.
+    trace = read_trace(next(shared("torch_cpu").rglob("*.pt.trace.json*")), "kineto")
     assert communication_section(trace) is None
+
+
+def test_gloo_collectives_on_a_cpu_run_are_its_communication() -> None:
+    """HTA's cpu_only fixture (rank 34 of a 300-rank gloo job): no kernels, but two gloo
+    worker threads each run one all-reduce per step (321,271 and 2,082,411 floats): the
+    section splits the step by those ranges, five calls per bucket."""
+    trace = read_trace(next(shared("hta/cpu_only").glob("*.json.gz")), "kineto")
+    section = _section(trace)
+    _stages_sum_to_step(section)
+    assert section["source"] == "host" and section["rank"] == 34
+    (allreduce,) = section["collectives"]
+    assert allreduce["name"] == "AllReduce" and allreduce["calls"] == 10
+    # the step holds no operator: all of the two first calls' union inside it is exposed
+    (row,) = section["steps"]
+    assert row["computation_us"] == 0 and row["exposed_communication_us"] > 150_000
 
 
 def test_kineto_two_ranks_cluster() -> None:

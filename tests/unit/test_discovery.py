@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_profiler.errors import InputError
-from mindinsight_profiler.formats.discovery import discover, parse_name
+from mindinsight_profiler.formats.discovery import SNIFF_BYTES, discover, parse_name
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 from tests.tracegen import op, write_trace
@@ -173,6 +173,19 @@ def test_ranks_that_started_hours_apart_are_separate_runs(tmp_path: Path) -> Non
     _rank(tmp_path / "job/rank0.pt.trace.json", 0, 2, ts=1e12)
     _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2, ts=1e12 + 2 * 3600e6)
     assert _runs(tmp_path) == {"job/rank0": ["rank0"], "job/rank1": ["rank1"]}
+
+
+def test_a_timestamp_cut_by_the_head_is_not_a_start(tmp_path: Path) -> None:
+    """The head read to tell ranks apart ends where it ends: a timestamp it cuts short
+    (`"ts": 4` of `"ts": 4776274979553.03`) must not read as a start hours before the other
+    rank's (the two ranks of a real gloo run were split into two runs so)."""
+    _rank(tmp_path / "job/rank1.pt.trace.json", 1, 2, ts=4_776_274_979_553.0)
+    top = '{"distributedInfo": {"backend": "gloo", "rank": 0, "world_size": 2}, "traceEvents": ['
+    event = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 4'
+    pad = " " * (SNIFF_BYTES - len(top) - len(event))
+    rest = '776274979553.0, "dur": 10}]}'
+    (tmp_path / "job/rank0.pt.trace.json").write_text(top + pad + event + rest)
+    assert _runs(tmp_path) == {"job": ["rank0", "rank1"]}
 
 
 def test_one_worker_with_two_spans_is_one_run(tmp_path: Path) -> None:

@@ -93,9 +93,30 @@ def _lead(ctx: Context) -> tuple[float, float, int]:
         raise Unavailable("needs steps on 2+ ranks")
     if slowest.get("own_us") is not None and slowest.get("others_own_us"):
         ref = float(slowest["others_own_us"])
-        return float(slowest["own_us"]) - ref, ref, int(slowest["rank"])
+        lead = float(slowest["own_us"]) - ref
+        if lead <= 0:  # the longest step waited for the others: find who it waited for
+            return _straggler(summary) or (lead, ref, int(slowest["rank"]))
+        return lead, ref, int(slowest["rank"])
     ref = float(slowest["step_us"]) - float(slowest["over_others_us"])
     return float(slowest["over_others_us"]), ref, int(slowest["rank"])
+
+
+def _straggler(summary: dict[str, Any]) -> tuple[float, float, int] | None:
+    """(lead, the others' mean own time, rank) of the rank with the most own time per step
+    (its mean step minus its communication), or None unless every rank has both figures.
+    The rank with the longest step can be one that arrived first and waited for the others
+    (its waiting is communication time): the rank it waited for has the most own time."""
+    rows = summary.get("ranks") or []
+    own = {
+        int(r["rank"]): float(r["step_us"]) - float(r["communication_us"])
+        for r in rows
+        if r.get("step_us") is not None and r.get("communication_us") is not None
+    }
+    if len(own) < 2 or len(own) != len(rows):
+        return None
+    rank = max(own, key=lambda r: own[r])
+    ref = float(np.mean([v for r, v in own.items() if r != rank]))
+    return own[rank] - ref, ref, rank
 
 
 @fact(
@@ -126,7 +147,14 @@ def step_excess_us(ctx: Context) -> float:
     return max(_lead(ctx)[0], 0.0)
 
 
-@fact("cluster.slowest_rank", "number", "Rank with the longest mean step.", "2+ ranks")
+@fact(
+    "cluster.slowest_rank",
+    "number",
+    "The rank the others wait for: the one with the longest mean step, unless that step is "
+    "longer only by waiting (its own time, outside communication, is not above the others'): "
+    "then the rank with the most own time per step.",
+    "2+ ranks",
+)
 def slowest_rank(ctx: Context) -> int:
     return _lead(ctx)[2]
 

@@ -1,4 +1,4 @@
-"""Facts: one worker's communication (collective kernels and how much of them compute hides).
+"""Facts: one worker's communication (collectives and how much of them compute hides).
 
 They read the report's `communication` section (analysis/communication/section.py): per step the
 time only communication runs (exposed), both run (overlapped), only compute runs, and the
@@ -21,7 +21,9 @@ def comm_section(ctx: Context) -> dict[str, Any]:
     """The worker's communication section, or Unavailable when it ran no collectives."""
     section = ctx.report.get("communication")
     if not section or not section.get("steps"):
-        raise Unavailable("needs collective communication (NCCL/RCCL kernels or HCCL tasks)")
+        raise Unavailable(
+            "needs collective communication (NCCL/RCCL kernels, HCCL tasks or gloo ranges)"
+        )
     return dict(section)
 
 
@@ -44,8 +46,9 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
     "ratio",
     "Share of the step (0..1) in which only communication kernels run on the device and no "
     "compute kernel hides them (the PyTorch profiler plugin's exposed communication), averaged "
-    "over steps; evidence: the exposed communication of each step.",
-    "collective kernels on a device timeline",
+    "over steps; evidence: the exposed communication of each step. On a CPU run the "
+    "collectives are gloo's host ranges and the compute is the framework operators.",
+    "collective kernels on a device timeline, or gloo collectives on a CPU run",
 )
 def exposed_share(ctx: Context) -> Observed:
     exposed, step, per_step = _exposed(ctx)
@@ -60,6 +63,43 @@ def exposed_share(ctx: Context) -> Observed:
 )
 def exposed_us(ctx: Context) -> float:
     return _exposed(ctx)[0]
+
+
+@fact(
+    "comm.exposed_transfer_us",
+    "us",
+    "Exposed communication per step that is not waiting for a later rank: comm.exposed_us "
+    "minus comm.wait_us, never below 0 (a rank that arrives first holds its collective while "
+    "it waits, and that time is exposed too, but overlapping cannot hide it: only the late "
+    "rank can); comm.exposed_us itself when the wait cannot be measured (one profiled rank).",
+    "collective kernels (or host collectives) on a timeline",
+)
+def exposed_transfer_us(ctx: Context) -> float:
+    exposed = _exposed(ctx)[0]
+    wait = ctx.value("comm.wait_us")
+    return exposed if wait is None else max(exposed - float(wait), 0.0)
+
+
+#: Ledger parts in which the device works (docs/definitions.md#step-ledger).
+_DEVICE_PARTS = ("device_compute", "exposed_copies", "exposed_communication")
+
+
+@fact(
+    "comm.device_busy_share",
+    "ratio",
+    "Share of the average step (0..1) in which the device works: the step ledger's device "
+    "compute, exposed copies and exposed communication. Near 1 the step is device-bound, so "
+    "each microsecond of exposed communication is a microsecond of step; far below, the "
+    "device waits on the host anyway and hiding communication would not shorten the step.",
+    "a step ledger (an event trace with steps)",
+)
+def device_busy_share(ctx: Context) -> float:
+    comm_section(ctx)
+    ledger = (ctx.report.get("ledger") or {}).get("average_us") or {}
+    total = sum(float(v or 0.0) for v in ledger.values())
+    if total <= 0:
+        raise Unavailable("needs the step ledger (an event trace with steps)")
+    return sum(float(ledger.get(p) or 0.0) for p in _DEVICE_PARTS) / total
 
 
 @fact(
@@ -101,6 +141,18 @@ def _own_rank(ctx: Context) -> int:
 
 
 @fact(
+    "comm.rank",
+    "number",
+    "This worker's rank as the cluster facts number it (its communication or distributed "
+    "rank, else its position in the run): compare with cluster.slowest_rank.",
+    "2+ ranks of the same run",
+)
+def own_rank(ctx: Context) -> int:
+    cluster_facts_summary(ctx)  # one worker: unavailable, like every cluster figure
+    return _own_rank(ctx)
+
+
+@fact(
     "comm.wait_us",
     "us",
     "Time per step this rank's collectives wait for the slowest peer, microseconds: per "
@@ -125,6 +177,24 @@ def wait_us(ctx: Context) -> Observed:
         for r, v in sorted(waits.items(), key=lambda kv: -kv[1])
     )
     return Observed(waits[rank], evidence)
+
+
+@fact(
+    "comm.transfer_us",
+    "us",
+    "Time per step this rank's collective calls would take if no rank waited, microseconds: "
+    "per matched call (k-th call of a type on every rank) the shortest duration on any rank, "
+    "summed; this rank's own call time when it is the only profiled rank.",
+    "collectives (2+ ranks for the matched figure)",
+)
+def transfer_us(ctx: Context) -> float:
+    section = comm_section(ctx)
+    steps = max(len(section.get("steps") or []), 1)
+    own = sum(float(c.get("total_us") or 0.0) for c in section.get("collectives") or [])
+    wait = ctx.value("comm.wait_us")
+    if wait is None:
+        return own / steps
+    return max(own / steps - float(wait), 0.0)
 
 
 @fact(

@@ -5,7 +5,10 @@ Per step (the PyTorch profiler plugin's distributed view, so its users read the 
 figures): computation = time a non-communication kernel runs and no communication kernel
 does; overlapped = both run; exposed communication = only communication runs; other = the
 rest of the step (idle device, host work). The four sum to the step time. Communication
-kernels are NCCL/RCCL kernels and HCCL `hcom_*` tasks (`comm_kernel_mask`).
+kernels are NCCL/RCCL kernels and HCCL `hcom_*` tasks (`comm_kernel_mask`). A run with no
+communication kernel whose collectives run on the host (gloo on CPUs: `host.py`) is split
+the same way, with its `gloo:` ranges as the communication and its framework operators as
+the compute (source `host`).
 
 MindSpore's legacy export has no kernels on its timeline, only `hccl_raw_{rank}.csv`:
 per step the communication and wait cost, and per collective call its own cost. From it
@@ -25,7 +28,12 @@ import numpy as np
 
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.analysis.categories import comm_kernel_mask
-from mindinsight_profiler.analysis.communication.naming import collective_type, kernel_collectives
+from mindinsight_profiler.analysis.communication.host import host_collective_mask, host_compute_mask
+from mindinsight_profiler.analysis.communication.naming import (
+    collective_type,
+    host_collective,
+    kernel_collectives,
+)
 from mindinsight_profiler.analysis.steps.boundaries import find_steps
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -45,16 +53,37 @@ def _us(ns: np.ndarray) -> list[float]:
 
 
 def _from_events(trace: Trace) -> dict[str, Any] | None:
-    """Step split and collectives from kernels (Kineto, Ascend PyTorch)."""
+    """Step split and collectives from kernels (Kineto, Ascend PyTorch), else from host
+    collectives (gloo on a CPU run: `host.py`)."""
     ev = trace.events
     kernels = ev["kind"] == Kind.KERNEL
     comm = comm_kernel_mask(trace) & kernels
-    if not comm.any():
-        return None
-    steps = find_steps(trace)
+    if comm.any():
+        source, compute_mask = "kernels", kernels & ~comm
+    else:
+        comm = host_collective_mask(trace)
+        if not comm.any():
+            return None
+        source, compute_mask = "host", host_compute_mask(trace)
     s, e = ev["start_ns"], ev["end_ns"]
-    compute = iv.union(s[kernels & ~comm], e[kernels & ~comm])
-    communication = iv.union(s[comm], e[comm])
+    rows = _split(trace, iv.union(s[compute_mask], e[compute_mask]), iv.union(s[comm], e[comm]))
+    idx = np.flatnonzero(comm)
+    idx = idx[np.argsort(s[idx], kind="stable")]
+    if source == "kernels":
+        types = np.array(kernel_collectives(trace, idx))
+    else:
+        types = np.array([host_collective(n) for n in trace.strings.lookup(ev["name"][idx])])
+    collectives = []
+    for t in sorted(set(types.tolist())):
+        calls = idx[types == t]
+        collectives.append(_collective(t, e[calls] - s[calls], None, None))
+    _add_ascend_figures(trace, collectives)
+    return {"source": source, "steps": rows, "collectives": collectives}
+
+
+def _split(trace: Trace, compute: iv.Ranges, communication: iv.Ranges) -> list[dict[str, Any]]:
+    """Per step: computation, overlapped, exposed communication and the rest (module doc)."""
+    steps = find_steps(trace)
     parts = (
         iv.subtract(compute, communication),
         iv.intersect(compute, communication),
@@ -63,20 +92,10 @@ def _from_events(trace: Trace) -> dict[str, Any] | None:
     per = [iv.overlap_per_window(p, steps.start_ns, steps.end_ns) for p in parts]
     other = steps.duration_ns - per[0] - per[1] - per[2]
     table = np.stack([*per, other], axis=1) if len(steps) else np.zeros((0, 4), np.int64)
-    rows = [
+    return [
         {"step": name, "step_us": d / 1000.0, **dict(zip(STAGES, _us(r), strict=True))}
         for name, d, r in zip(steps.names, steps.duration_ns.tolist(), table, strict=True)
     ]
-    idx = np.flatnonzero(comm)
-    idx = idx[np.argsort(s[idx], kind="stable")]
-    types = np.array(kernel_collectives(trace, idx))
-    collectives = []
-    for t in sorted(set(types.tolist())):
-        calls = idx[types == t]
-        dur = e[calls] - s[calls]
-        collectives.append(_collective(t, dur, None, None))
-    _add_ascend_figures(trace, collectives)
-    return {"source": "kernels", "steps": rows, "collectives": collectives}
 
 
 def _collective(

@@ -1,8 +1,9 @@
 """Multi-device sections of the report: `communication`, `parallel` and `distributed`.
 
-Producers: `analysis.communication.section.communication_section` (from communication kernels, or
-MindSpore's `hccl_raw` tables), `analysis.communication.parallel.parallel_section` (MindSpore's
-`flops_summary` and `ascend_cluster_analyse` files) and the trace's own `distributedInfo`
+Producers: `analysis.communication.section.communication_section` (from communication kernels,
+gloo's host ranges, or MindSpore's `hccl_raw` tables),
+`analysis.communication.parallel.parallel_section` (MindSpore's `flops_summary` and
+`ascend_cluster_analyse` files) and the trace's own `distributedInfo`
 (Kineto, torch_npu), copied as is. Times are microseconds unless a name says otherwise.
 """
 
@@ -75,7 +76,7 @@ class CommAverage(Record, frozen=True, kw_only=True):
 class Communication(Record, frozen=True, kw_only=True):
     """How much communication each step hides behind compute, and what each collective costs."""
 
-    source: Literal["kernels", "hccl_raw"]
+    source: Literal["kernels", "host", "hccl_raw"]  # host: gloo ranges on a CPU run
     steps: list[CommStep]
     collectives: list[Collective]
     rank: int | None

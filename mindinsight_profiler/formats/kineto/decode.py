@@ -50,6 +50,10 @@ class _Args(msgspec.Struct, frozen=True, gc=False):
     input_types: Raw = msgspec.field(default=_EMPTY, name="Input type")
     concrete_inputs: Raw = msgspec.field(default=_EMPTY, name="Concrete Inputs")
     call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
+    # a collective's message (NCCL kernels, record_param_comms): kept raw, read leniently
+    msg_nelems: Raw = msgspec.field(default=_EMPTY, name="In msg nelems")
+    msg_dtype: Raw = msgspec.field(default=_EMPTY, name="dtype")
+    group_size: Raw = msgspec.field(default=_EMPTY, name="Group size")
     addr: int = msgspec.field(default=-1, name="Addr")
     nbytes: int = msgspec.field(default=0, name="Bytes")
     total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
@@ -318,7 +322,24 @@ def _complete_columns(
             list(map(attrgetter(attr), map(args.__getitem__, rows.tolist())))
         )
         cols[col] = full
+    cols["comm_msg"] = _comm_msg(args, strings)
     return cols, {"ts": ts_problem, "dur": dur_problem}
+
+
+def _comm_msg(args: list[_Args], strings: _Interner) -> np.ndarray:
+    """String codes of `[nelems, dtype, group size]` (raw JSON texts) of the events whose
+    args give a collective's message size; -1 elsewhere."""
+    full = np.full(len(args), -1, dtype=np.int32)
+    sized = np.fromiter(map(len, map(attrgetter("msg_nelems"), args)), np.int64, len(args))
+    rows = np.flatnonzero(sized > 0)
+    if len(rows):
+        texts = [
+            b"[%s,%s,%s]" % (bytes(a.msg_nelems), bytes(a.msg_dtype) or b"null",
+                             bytes(a.group_size) or b"null")
+            for a in map(args.__getitem__, rows.tolist())
+        ]  # fmt: skip
+        full[rows] = strings.codes(texts)
+    return full
 
 
 def _memory_columns(

@@ -27,7 +27,17 @@ RELEASE_BYTES = 16 << 20
 
 #: Columns holding codes into a batch's local string table.
 STRING_COLUMNS = frozenset(
-    {"name", "cat", "grid", "block", "input_dims", "input_types", "concrete_inputs", "call_stack"}
+    {
+        "name",
+        "cat",
+        "grid",
+        "block",
+        "input_dims",
+        "input_types",
+        "concrete_inputs",
+        "call_stack",
+        "comm_msg",
+    }
 )
 _SPECS = {"events": EVENT_COLUMNS, "memory": MEMORY_COLUMNS, "flows": FLOW_COLUMNS}
 

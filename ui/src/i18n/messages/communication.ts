@@ -1,6 +1,6 @@
 const en = {
   title: 'Communication',
-  empty: 'This worker has no communication: no collective kernels (NCCL/HCCL) and no hccl_raw file.',
+  empty: 'This worker has no communication: no collective kernels (NCCL/HCCL), no gloo ranges and no hccl_raw file.',
   key: {
     computation_us: 'Computation',
     overlapped_us: 'Overlapped',
@@ -9,6 +9,7 @@ const en = {
     communication_us: 'Communication',
     tool_wait_us: 'Wait (profiler)',
     kernels: 'from collective kernels',
+    host: 'from gloo host ranges (CPU)',
     hccl_raw: 'from hccl_raw',
   },
   stepTime: 'Step time',
@@ -93,7 +94,7 @@ const en = {
 
 const zh: typeof en = {
   title: '通信',
-  empty: '此 worker 没有通信：没有集合通信 kernel（NCCL/HCCL），也没有 hccl_raw 文件。',
+  empty: '此 worker 没有通信：没有集合通信 kernel（NCCL/HCCL）、gloo 区间，也没有 hccl_raw 文件。',
   key: {
     computation_us: '计算',
     overlapped_us: '重叠',
@@ -102,6 +103,7 @@ const zh: typeof en = {
     communication_us: '通信',
     tool_wait_us: '等待（采集工具）',
     kernels: '来自集合通信 kernel',
+    host: '来自 gloo 主机侧区间（CPU）',
     hccl_raw: '来自 hccl_raw',
   },
   stepTime: '迭代时间',
