@@ -130,6 +130,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "rank {rank}（stage {stage}）：纯集合通信时间",
     ),
     "rank_wait": ("rank {rank}: collectives wait per step", "rank {rank}：每迭代集合通信等待时间"),
+    "comm_op_waiting": (
+        "{op}: {wait_ms:,.1f} ms of {elapse_ms:,.1f} ms not transferring "
+        "(transit {transit_ms:,.2f} ms)",
+        "{op}：{elapse_ms:,.1f} ms 中有 {wait_ms:,.1f} ms 未在传输（传输 {transit_ms:,.2f} ms）",
+    ),
     "link_gap": (
         "rank {rank} link {link} {transport}: {gap:.0%} below the mean",
         "rank {rank} 链路 {link} {transport}：比同类均值低 {gap:.0%}",

@@ -3,6 +3,7 @@
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     cluster,
     cluster_ms,
+    comm_split,
     communication,
     compute,
     config,

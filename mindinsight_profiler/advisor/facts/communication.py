@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
+from mindinsight_profiler.advisor.facts.comm_split import tool_waiting_us
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
@@ -103,12 +104,18 @@ def _own_rank(ctx: Context) -> int:
 @fact(
     "comm.wait_us",
     "us",
-    "Time per step this rank's collectives wait for the slowest peer, microseconds: per "
-    "matched call (k-th call of a type on every rank) its duration minus the shortest "
-    "duration of that call on any rank, summed; evidence: every rank's wait.",
-    "2+ ranks with the same collectives",
+    "Time per step this rank's collectives wait for the slowest peer, microseconds. Where the "
+    "profiler splits HCCL time itself (torch_npu communication.json, analysis.db) its Wait + "
+    "Idle (comm.tool_waiting_us): the late rank may not be profiled. Else per matched call "
+    "(k-th call of a type on every rank) its duration minus the shortest duration of that "
+    "call on any rank, summed; evidence: every rank's wait.",
+    "2+ ranks with the same collectives, or the profiler's communication split",
 )
 def wait_us(ctx: Context) -> Observed:
+    try:
+        return tool_waiting_us(ctx)
+    except Unavailable:
+        pass
     waits = _waits(ctx)
     rank = _own_rank(ctx)
     if rank not in waits:
@@ -131,7 +138,7 @@ def wait_us(ctx: Context) -> Observed:
     "comm.wait_share",
     "ratio",
     "comm.wait_us divided by this rank's mean step time (0..1).",
-    "2+ ranks with the same collectives",
+    "2+ ranks with the same collectives, or the profiler's communication split",
 )
 def wait_share(ctx: Context) -> float | None:
     wait, average = ctx.value("comm.wait_us"), ctx.value("step.average_us")
