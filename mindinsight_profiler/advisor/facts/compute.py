@@ -142,6 +142,10 @@ def occupancy(ctx: Context) -> Observed:
     "device properties in the trace (Kineto 'deviceProperties')",
 )
 def compute_capability(ctx: Context) -> float:
+    if ctx.report.get("device_type") == "npu":
+        # the real cause, not "no device properties": Ascend's Cube unit runs every MatMul and
+        # Conv2D (there is no FP32 path that skips it), so the question does not arise
+        raise Unavailable("tensor cores are a GPU notion: Ascend runs matrix work on the Cube")
     values = [d.get("compute_capability") for d in gpu_section(ctx)["devices"]]
     known = [float(v) for v in values if v]
     if not known:

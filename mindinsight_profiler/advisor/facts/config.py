@@ -1,7 +1,8 @@
 """Facts: training-loop configuration seen in a PyTorch trace (DataParallel, optimizer).
 
 torch.optim wraps `step()` and `zero_grad()` in record_function spans named
-`Optimizer.step#<Class>.step` and `Optimizer.zero_grad#<Class>.zero_grad`, and
+`Optimizer.step#<Class>.step` and `Optimizer.zero_grad#<Class>.zero_grad` (user annotations
+in Kineto; torch_npu's exports record the same spans as operators), and
 nn.DataParallel wraps its forward in `DataParallel.forward`; what runs inside those spans
 tells how the optimizer is implemented and whether gradients are memset.
 """
@@ -22,31 +23,38 @@ from mindinsight_profiler.model.trace import Trace
 
 _MULTI_TENSOR = ("aten::_foreach_", "aten::_fused_")
 _FILL = ("aten::zero_", "aten::fill_")
+#: Formats whose host side is PyTorch's operator tree: Kineto and torch_npu's exports.
+_PYTORCH_FORMATS = (FormatTag.KINETO, FormatTag.ASCEND_PT)
 
 
 def _pytorch(ctx: Context) -> Trace:
     trace = ctx.trace
-    if ctx.report.get("format") != FormatTag.KINETO or trace is None:
-        raise Unavailable("needs a PyTorch (Kineto) trace")
+    if ctx.report.get("format") not in _PYTORCH_FORMATS or trace is None:
+        raise Unavailable("needs a PyTorch trace (Kineto or torch_npu)")
     if not (trace.kind == Kind.CPU_OP).any():
         raise Unavailable("needs operator events in the PyTorch trace")
     return trace
 
 
 def _spans(trace: Trace, prefix: str) -> np.ndarray:
+    kind = trace.kind
     return np.flatnonzero(
-        trace.names_matching(lambda s: s.startswith(prefix)) & (trace.kind == Kind.USER_ANNOTATION)
+        trace.names_matching(lambda s: s.startswith(prefix))
+        & ((kind == Kind.USER_ANNOTATION) | (kind == Kind.CPU_OP))
     )
 
 
 def _top_ops_inside(trace: Trace, spans: np.ndarray) -> list[np.ndarray]:
-    """For each span: the operators it calls directly (not those nested in other operators)."""
+    """For each span: the operators it calls directly (not those nested in other operators;
+    a span recorded as an operator itself, as torch_npu does, still counts as the caller)."""
     ev = trace.events
     parent = ev["parent"]
+    p = np.clip(parent, 0, None)
     ops = np.flatnonzero(
         (ev["kind"] == Kind.CPU_OP)
-        & ((parent < 0) | (ev["kind"][np.clip(parent, 0, None)] != Kind.CPU_OP))
+        & ((parent < 0) | (ev["kind"][p] != Kind.CPU_OP) | np.isin(parent, spans))
     )
+    ops = ops[~np.isin(ops, spans)]
     ops = ops[np.argsort(ev["start_ns"][ops], kind="stable")]
     starts = ev["start_ns"][ops]
     out = []

@@ -166,6 +166,12 @@ def _blocking(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray, np.ndarray]:
     ev = trace.events
     if not (ev["kind"] == Kind.RUNTIME).any():
         raise Unavailable("the trace has no runtime API events")
+    if (
+        ctx.report.get("device_type") == "npu"
+        and not trace.names_matching(lambda s: s.startswith("AscendCL@")).any()
+    ):
+        # torch_npu's Level0 records no CANN layer: zero syncs would be a guess, not a finding
+        raise Unavailable("the export has no AscendCL API calls (profile with Level1 or higher)")
     calls = np.flatnonzero((ev["kind"] == Kind.RUNTIME) & trace.names_matching(is_blocking_call))
     op = _calling_op(trace, calls)
     calls, op = calls[op >= 0], op[op >= 0]
