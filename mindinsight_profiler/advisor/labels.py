@@ -135,6 +135,15 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "(transit {transit_ms:,.2f} ms)",
         "{op}：{elapse_ms:,.1f} ms 中有 {wait_ms:,.1f} ms 未在传输（传输 {transit_ms:,.2f} ms）",
     ),
+    "env_setting": ("{name}={value}", "{name}={value}"),
+    "packet_size": (
+        "{count} packets of {bytes:,} B, {ms:.2f} ms",
+        "{count} 个 {bytes:,} B 的数据包，{ms:.2f} ms",
+    ),
+    "packet_bandwidth": (
+        "{count} packets of {bytes:,} B at {gbps:.1f} GB/s",
+        "{count} 个 {bytes:,} B 的数据包，带宽 {gbps:.1f} GB/s",
+    ),
     "link_gap": (
         "rank {rank} link {link} {transport}: {gap:.0%} below the mean",
         "rank {rank} 链路 {link} {transport}：比同类均值低 {gap:.0%}",

@@ -50,14 +50,14 @@ def test_collective_wait_does_not_fire_on_the_late_rank(advisor_ws: Path) -> Non
     does_not_fire(advice, "collective_wait")
 
 
-def test_collective_wait_agrees_with_the_tools_wait_and_stays_under_5pct(advisor_ws: Path) -> None:
+def test_collective_wait_counts_the_tools_idle_time_too(advisor_ws: Path) -> None:
     advice = advise_path(shared("ascend_pytorch/level1"), advisor_ws, worker="rank0")
-    does_not_fire(advice, "collective_wait")
-    (checked,) = [c for c in advice.checked if c.id == "collective_wait"]
-    # communication.json of rank 0 states a wait of 5,940.6 us; matching the calls of the two
-    # ranks gives 5,622 us (3.6 % of the 156 ms step).
-    assert 5_000 < checked.facts["comm.wait_us"] <= 5_940.62
-    assert abs(checked.facts["comm.wait_share"] - 0.036) < 0.001
+    f = fires(advice, "collective_wait")
+    # communication.json of rank 0 states a Wait of only 5,940.6 us but an Idle of 96,367.9
+    # us: a Notify_Wait on the unprofiled rank 5 lasts 78.8 ms (issue 18: comparing the two
+    # profiled ranks gave 5,622 us, 3.6 %, and called it fine).
+    assert f.facts["comm.wait_us"] > 5_940.62 + 90_000
+    assert f.facts["comm.wait_share"] > 0.6
 
 
 def test_single_worker_has_no_wait_figure(advisor_ws: Path) -> None:

@@ -1,6 +1,7 @@
 """The fact registry and every fact module (importing a module registers its facts)."""
 
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
+    ascend,
     cluster,
     cluster_ms,
     comm_split,
@@ -8,6 +9,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     compute,
     config,
     data_pipeline,
+    hccl_packets,
     host,
     memory,
     minddata,
