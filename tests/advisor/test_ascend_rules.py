@@ -172,3 +172,31 @@ def test_small_packets_fire_only_when_they_are_slow(advisor_ws: Path, rank0_copy
     path.write_text(json.dumps(doc))
     f = fires(advise_path(rank0_copy, advisor_ws, worker="rank0"), "comm_small_messages")
     assert f.facts["comm.small_packet_loss_share"] > 0.05
+
+
+def test_mindspore_reduce_stages_after_backward_are_exposed(
+    tmp_path: Path, advisor_ws: Path
+) -> None:
+    """MindSpore's step trace has no kernel timeline, but its all-reduce stages
+    (`stream_10_parallel_*`): the part after the BP point is exposed communication."""
+    src = shared("mindspore_legacy/profiler_fixtures")
+    advice = advise_path(src, advisor_ws, worker="rank0")
+    does_not_fire(advice, "exposed_communication")
+    (c,) = [c for c in advice.checked if c.id == "exposed_communication"]
+    # step 4: stream_10_parallel_2 runs 1.94 ms after bp_point of a 130.4 ms step
+    assert 0.01 < c.facts["comm.exposed_share"] < 0.02
+    run = tmp_path / "profiler_fixtures"
+    shutil.copytree(src, run)
+    path = run / "step_trace_raw_0_detail_time.csv"
+    lines = path.read_text().splitlines()
+    head = lines[0].split(",")
+    end, late = head.index("end_point"), head.index("stream_10_parallel_2_end_point")
+    for i, line in enumerate(lines[1:], 1):
+        cells = line.split(",")
+        if cells[late] not in ("", "0") and cells[0].isdigit():
+            cells[late] = cells[end]  # the last all-reduce now ends with the step
+        lines[i] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    f = fires(advise_path(run, advisor_ws, worker="rank0"), "exposed_communication")
+    # step 4: from the stage start (5.2 ms after BP) to the step end, 17.8 of 130.4 ms
+    assert 0.13 < f.facts["comm.exposed_share"] < 0.15

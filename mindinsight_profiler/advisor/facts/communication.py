@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
 from mindinsight_profiler.advisor.facts.comm_split import tool_waiting_us
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis import intervals as iv
+from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 
 
 def comm_section(ctx: Context) -> dict[str, Any]:
@@ -27,17 +31,53 @@ def comm_section(ctx: Context) -> dict[str, Any]:
 
 
 def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
-    """(mean exposed us, mean step us, exposed us per step) of the communication section."""
-    section = comm_section(ctx)
+    """(mean exposed us, mean step us, exposed us per step) of the communication section, or
+    of MindSpore's step-trace reduce stages when the section cannot split the step."""
+    section = ctx.report.get("communication") or {}
     average = section.get("average") or {}
     exposed, step = average.get("exposed_communication_us"), average.get("step_us")
-    if exposed is None or not step:
-        raise Unavailable(
-            "needs a kernel timeline to tell overlapped from exposed communication "
-            f"(this input's communication comes from {section.get('source')})"
-        )
-    per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
-    return float(exposed), float(step), per_step
+    if exposed is not None and step and section.get("steps"):
+        per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
+        return float(exposed), float(step), per_step
+    reduce = _reduce_after_backward(ctx)
+    if reduce is not None:
+        return reduce
+    comm_section(ctx)  # Unavailable: no collectives at all
+    raise Unavailable(
+        "needs a kernel timeline to tell overlapped from exposed communication "
+        f"(this input's communication comes from {section.get('source')})"
+    )
+
+
+def _reduce_after_backward(ctx: Context) -> tuple[float, float, list[float]] | None:
+    """MindSpore's step trace: per step, the time its data-parallel all-reduce stages
+    (`stream_<s>_parallel_<n>` columns) run after the backward end (BP point). Before it
+    backward compute hides them; after it only the optimizer could, and it needs the reduced
+    gradients, so that part is exposed. None without such stages."""
+    trace = ctx.trace
+    if trace is None:
+        return None
+    steps, red = trace.tables.get(STEP_TABLE), trace.tables.get(REDUCE_TABLE)
+    if steps is None or red is None or not len(red["step"]):
+        return None
+    parallel = np.array(["_parallel_" in n for n in trace.strings.lookup(red["stage"])], bool)
+    if not parallel.any():
+        return None
+    per_step, totals = [], []
+    for i in np.argsort(steps["step"], kind="stable").tolist():
+        step = int(steps["step"][i])
+        bp, end = int(steps["bp_ns"][i]), int(steps["end_ns"][i])
+        mine = parallel & (red["step"] == step) & (red["start_ns"] > 0)
+        mine &= red["end_ns"] > red["start_ns"]
+        starts = np.maximum(red["start_ns"][mine], bp)
+        ends = np.minimum(red["end_ns"][mine], end)
+        keep = ends > starts
+        u = iv.union(starts[keep], ends[keep])
+        per_step.append(u.total() / 1000.0)
+        totals.append(float(end - int(steps["start_ns"][i])) / 1000.0)
+    if not per_step or not sum(totals):
+        return None
+    return float(np.mean(per_step)), float(np.mean(totals)), per_step
 
 
 @fact(
