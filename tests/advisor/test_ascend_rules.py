@@ -200,3 +200,18 @@ def test_mindspore_reduce_stages_after_backward_are_exposed(
     f = fires(advise_path(run, advisor_ws, worker="rank0"), "exposed_communication")
     # step 4: from the stage start (5.2 ms after BP) to the step end, 17.8 of 130.4 ms
     assert 0.13 < f.facts["comm.exposed_share"] < 0.15
+
+
+def test_single_core_matmuls_are_reported(advisor_ws: Path) -> None:
+    # MindSpore AlexNet at batch 2 (framework_raw_1.csv): the MatMuls run with block dim 1,
+    # 20.1 ms of AI Core time in the 23.7 ms step (fc6 alone 9.2 ms)
+    f = fires(advise_path(shared("mindspore_legacy/run_2"), advisor_ws), "block_dim")
+    assert 20_000 < f.facts["npu.single_core_matmul_us"] < 20_500
+    assert f.severity == "high"
+    assert f.evidence[0].name == "MatMul"
+
+
+def test_multi_core_matmuls_are_fine(advisor_ws: Path) -> None:
+    # torch_npu AlexNet at batch 32: no MatMul or convolution kernel has block dim 1
+    advice = advise_path(shared(L1), advisor_ws, worker="rank0")
+    does_not_fire(advice, "block_dim")

@@ -2,6 +2,7 @@
 
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     ascend,
+    block_dim,
     cluster,
     cluster_ms,
     comm_split,
