@@ -135,6 +135,10 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "(transit {transit_ms:,.2f} ms)",
         "{op}：{elapse_ms:,.1f} ms 中有 {wait_ms:,.1f} ms 未在传输（传输 {transit_ms:,.2f} ms）",
     ),
+    "kernel_clock": (
+        "{name}: {mhz:,.0f} MHz (fastest {top:,.0f} MHz)",
+        "{name}：{mhz:,.0f} MHz（最快 {top:,.0f} MHz）",
+    ),
     "single_core_op": (
         "{op} on one AI Core: {us:,.0f} us per step",
         "{op} 仅使用一个 AI Core：每个迭代 {us:,.0f} us",

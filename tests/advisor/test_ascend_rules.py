@@ -7,6 +7,7 @@ tests/advisor/expert/labels/npu.toml gives the figures. Copies change one file o
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -215,3 +216,32 @@ def test_multi_core_matmuls_are_fine(advisor_ws: Path) -> None:
     # torch_npu AlexNet at batch 32: no MatMul or convolution kernel has block dim 1
     advice = advise_path(shared(L1), advisor_ws, worker="rank0")
     does_not_fire(advice, "block_dim")
+
+
+def test_aicore_clock_is_steady_on_the_real_run(advisor_ws: Path) -> None:
+    # every AI Core kernel: cycles / (core time x block dim) = 1,800 MHz
+    advice = advise_path(shared(DB), advisor_ws, worker="rank0")
+    does_not_fire(advice, "aicore_freq_drop")
+    (c,) = [c for c in advice.checked if c.id == "aicore_freq_drop"]
+    assert c.facts["npu.aicore_freq_mhz"] == pytest.approx(1800, abs=1)
+    assert c.facts["npu.aicore_freq_drop"] < 0.001
+
+
+def test_aicore_clock_drop_fires(rank0_copy: Path, advisor_ws: Path) -> None:
+    """The copy gives every other Cube kernel 70 % of its cycles (as at 1,260 MHz)."""
+    path = rank0_copy / _OUT / "kernel_details.csv"
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    col = rows[0].index("aic_total_cycles")
+    changed = 0
+    for row in rows[1:]:
+        cell = row[col].strip()
+        if cell not in ("", "0", "N/A") and float(cell) > 0:
+            changed += 1
+            if changed % 2:
+                row[col] = str(round(float(cell) * 0.7))
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    f_ = fires(advise_path(rank0_copy, advisor_ws, worker="rank0"), "aicore_freq_drop")
+    assert 0.05 < f_.facts["npu.aicore_freq_drop"] < 0.3
+    assert any(e.kind == "kernel" and e.value and e.value < 1300 for e in f_.evidence)

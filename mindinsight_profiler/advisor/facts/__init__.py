@@ -1,6 +1,7 @@
 """The fact registry and every fact module (importing a module registers its facts)."""
 
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
+    aicore_freq,
     ascend,
     block_dim,
     cluster,

@@ -76,6 +76,11 @@ KERNEL_DETAILS = {
     "input_formats": Col("Input Formats", STR, required=False),
     **{f"pmu_{m}": Col(m, FLOAT, required=False, hi=1) for m in PMU_RATIOS},
     "cube_utilization_pct": Col("cube_utilization(%)", FLOAT, required=False, hi=100),
+    # cycles of all blocks and the core time, as TASK_PMU_INFO's aic_/aiv_total_* (time in ns)
+    "pmu_aic_total_cycles": Col("aic_total_cycles", FLOAT, required=False),
+    "pmu_aic_total_time": Col("aicore_time(us)", TIME_US, required=False),
+    "pmu_aiv_total_cycles": Col("aiv_total_cycles", FLOAT, required=False),
+    "pmu_aiv_total_time": Col("aiv_time(us)", TIME_US, required=False),
 }
 MEMORY_RECORD = {
     "component": Col("Component", STR),
