@@ -9,6 +9,11 @@ shows up as Idle as often as Wait (an 8-rank torch_npu AlexNet job: 96.4 ms Idle
 Wait of 106.0 ms elapsed, while one Notify_Wait task on rank 5 lasts 78.8 ms), so the time
 not transferring is Wait + Idle, not Wait alone. Comparing the profiled ranks instead
 (communication.py) misses a late rank that was not profiled.
+
+Exports without that split (torch_npu Level0: no communication.json) still hold the HCCL
+`Notify Wait` / `Notify_Wait` tasks on the device: the time they cover inside the
+collectives is the waiting (Level0 of the same job: one Notify Wait of 72.7 ms in a 73.0 ms
+all-reduce).
 """
 
 from __future__ import annotations
@@ -17,11 +22,19 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.advisor.facts.compute import step_windows
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis import intervals as iv
+from mindinsight_profiler.analysis.categories import comm_kernel_mask
+from mindinsight_profiler.model.kinds import Kind
 
-_NEEDS = "the profiler's communication split (torch_npu communication.json or analysis.db)"
+_NEEDS = (
+    "the profiler's communication split (torch_npu communication.json or analysis.db) or "
+    "HCCL Notify Wait tasks"
+)
+_NOTIFY_WAIT = frozenset({"Notify Wait", "Notify_Wait", "NOTIFY_WAIT"})
 #: The summary row communication.json adds to every step and kind.
 _TOTAL = "Total Op Info"
 
@@ -57,6 +70,58 @@ def tool_split(ctx: Context) -> dict[str, Any]:
     return dict(out)
 
 
+def notify_split(ctx: Context) -> dict[str, Any]:
+    """Without the profiler's split: per-step means (us) of the collectives' elapsed time and
+    of the Notify Wait tasks inside them (as `wait_us`; idle 0), per op rows (memoised)."""
+    if "comm.notify_split" in ctx.memo:
+        return dict(ctx.memo["comm.notify_split"])
+    trace = ctx.trace
+    if trace is None or ctx.report.get("device_type") != "npu":
+        raise Unavailable(f"needs {_NEEDS}")
+    ev = trace.events
+    device = np.array([t.is_device for t in trace.tracks], dtype=bool)[ev["track"]]
+    notify = device & trace.names_matching(lambda s: s in _NOTIFY_WAIT)
+    comm = comm_kernel_mask(trace) & (ev["kind"] == Kind.KERNEL)
+    if not notify.any() or not comm.any():
+        raise Unavailable(f"needs {_NEEDS}")
+    names, start, end = step_windows(ctx)
+    s, e = ev["start_ns"], ev["end_ns"]
+    in_steps = iv.union(start, end)
+    comm_r = iv.intersect(iv.union(s[comm], e[comm]), in_steps)
+    waiting = iv.intersect(iv.union(s[notify], e[notify]), comm_r)
+    steps = len(names)
+    out: dict[str, Any] = {
+        "steps": steps,
+        "elapse_us": comm_r.total() / 1000.0 / steps,
+        "wait_us": waiting.total() / 1000.0 / steps,
+        "idle_us": 0.0,
+    }
+    out["transit_us"] = out["elapse_us"] - out["wait_us"]
+    ops = []
+    for i in np.flatnonzero(comm).tolist():
+        mine = iv.intersect(waiting, iv.union(s[i : i + 1], e[i : i + 1])).total()
+        ops.append(
+            {
+                "name": trace.strings[int(ev["name"][i])],
+                "start_ns": int(s[i]),
+                "elapse_ns": int(e[i] - s[i]),
+                "transit_ns": int(e[i] - s[i] - mine),
+                "waiting_ns": int(mine),
+            }
+        )
+    out["ops"] = ops
+    ctx.memo["comm.notify_split"] = out
+    return dict(out)
+
+
+def hccl_split(ctx: Context) -> dict[str, Any]:
+    """The profiler's split where the export has it, else the Notify Wait tasks'."""
+    try:
+        return tool_split(ctx)
+    except Unavailable:
+        return notify_split(ctx)
+
+
 def _op_evidence(split: dict[str, Any], limit: int = 8) -> tuple[Evidence, ...]:
     ops = sorted(split["ops"], key=lambda o: -o["waiting_ns"])[:limit]
     return tuple(
@@ -82,15 +147,16 @@ def _op_evidence(split: dict[str, Any], limit: int = 8) -> tuple[Evidence, ...]:
 
 
 @fact(
-    "comm.tool_waiting_us",
+    "comm.hccl_waiting_us",
     "us",
     "Time per step this rank's collectives spend not transferring, by the profiler's own "
-    "split: Wait + Idle of every HCCL op (Elapse - Transit), microseconds. Evidence: the "
-    "ops that wait longest, as timeline ranges.",
+    "split: Wait + Idle of every HCCL op (Elapse - Transit); without it (Level0) the time the "
+    "HCCL Notify Wait tasks cover inside the collectives, microseconds. Evidence: the ops "
+    "that wait longest, as timeline ranges.",
     _NEEDS,
 )
-def tool_waiting_us(ctx: Context) -> Observed:
-    split = tool_split(ctx)
+def hccl_waiting_us(ctx: Context) -> Observed:
+    split = hccl_split(ctx)
     return Observed(split["wait_us"] + split["idle_us"], _op_evidence(split))
 
 
@@ -98,11 +164,12 @@ def tool_waiting_us(ctx: Context) -> Observed:
     "comm.waiting_ratio",
     "ratio",
     "Share (0..1) of this rank's HCCL elapsed time that is Wait or Idle rather than Transit, "
-    "by the profiler's own split (msprof-analyze's wait-ratio family).",
+    "by the profiler's own split (msprof-analyze's wait-ratio family), else by the Notify Wait "
+    "tasks (comm.hccl_waiting_us).",
     _NEEDS,
 )
 def waiting_ratio(ctx: Context) -> float:
-    split = tool_split(ctx)
+    split = hccl_split(ctx)
     if split["elapse_us"] <= 0:
         raise Unavailable("the communication split has no elapsed time")
     return min(1.0, (split["wait_us"] + split["idle_us"]) / split["elapse_us"])
@@ -112,8 +179,8 @@ def waiting_ratio(ctx: Context) -> float:
     "comm.exposed_transfer_us",
     "us",
     "The exposed communication (comm.exposed_us) that is transfer rather than waiting for a "
-    "peer: scaled by Transit / Elapse where the profiler splits HCCL time (communication.json, "
-    "analysis.db), else comm.exposed_us itself, microseconds per step.",
+    "peer: scaled by 1 - comm.waiting_ratio where HCCL time can be split (communication.json, "
+    "analysis.db, Notify Wait tasks), else comm.exposed_us itself, microseconds per step.",
     "collective kernels on a device timeline",
 )
 def exposed_transfer_us(ctx: Context) -> float | None:

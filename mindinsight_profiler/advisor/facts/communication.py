@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
-from mindinsight_profiler.advisor.facts.comm_split import tool_waiting_us
+from mindinsight_profiler.advisor.facts.comm_split import hccl_waiting_us
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
@@ -146,14 +146,15 @@ def _own_rank(ctx: Context) -> int:
     "us",
     "Time per step this rank's collectives wait for the slowest peer, microseconds. Where the "
     "profiler splits HCCL time itself (torch_npu communication.json, analysis.db) its Wait + "
-    "Idle (comm.tool_waiting_us): the late rank may not be profiled. Else per matched call "
+    "Idle, else HCCL's Notify Wait tasks (comm.hccl_waiting_us): the late rank may not be "
+    "profiled. Else per matched call "
     "(k-th call of a type on every rank) its duration minus the shortest duration of that "
     "call on any rank, summed; evidence: every rank's wait.",
     "2+ ranks with the same collectives, or the profiler's communication split",
 )
 def wait_us(ctx: Context) -> Observed:
     try:
-        return tool_waiting_us(ctx)
+        return hccl_waiting_us(ctx)
     except Unavailable:
         pass
     waits = _waits(ctx)
