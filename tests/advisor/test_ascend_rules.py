@@ -245,3 +245,24 @@ def test_aicore_clock_drop_fires(rank0_copy: Path, advisor_ws: Path) -> None:
     f_ = fires(advise_path(rank0_copy, advisor_ws, worker="rank0"), "aicore_freq_drop")
     assert 0.05 < f_.facts["npu.aicore_freq_drop"] < 0.3
     assert any(e.kind == "kernel" and e.value and e.value < 1300 for e in f_.evidence)
+
+
+def test_pinned_memory_is_unknown_on_ascend(advisor_ws: Path) -> None:
+    advice = advise_path(shared(L1), advisor_ws, worker="rank0")
+    (n,) = [n for n in advice.not_evaluated if n.id == "pageable_memcpy"]
+    assert "pinned" in n.reason
+
+
+def test_acl_allocator_calls_are_counted(rank0_copy: Path, advisor_ws: Path) -> None:
+    """The copy renames the 7 stream syncs of step 50 (97.9 ms) to aclrtMalloc: the allocator
+    rule counts ACL calls and names their operator on the calling thread."""
+    advice = advise_path(shared(L1), advisor_ws, worker="rank0")
+    does_not_fire(advice, "allocator_calls")
+    trace = rank0_copy / _OUT / "trace_view.json"
+    old = "AscendCL@aclrtSynchronizeStreamWithTimeout"
+    trace.write_text(trace.read_text().replace(old, "AscendCL@aclrtMalloc"))
+    f = fires(advise_path(rank0_copy, advisor_ws, worker="rank0"), "allocator_calls")
+    assert f.facts["alloc.calls"] == 7
+    assert 97_000 < f.facts["alloc.host_total_us"] < 98_500
+    assert any(e.name == "aten::_local_scalar_dense" for e in f.evidence)
+    assert not any("cuda" in t.lower() for t in (f.message.en, *(a.en for a in f.actions)))

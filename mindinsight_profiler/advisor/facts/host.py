@@ -133,7 +133,7 @@ def _top_level_op(trace: Trace, op: np.ndarray) -> np.ndarray:
     return cur
 
 
-def _calling_op(trace: Trace, calls: np.ndarray) -> np.ndarray:
+def calling_op(trace: Trace, calls: np.ndarray) -> np.ndarray:
     """The operator that made each runtime call, or -1.
 
     Kineto links a call to its operator; torch_npu records CANN calls on a `CANN` process
@@ -173,7 +173,7 @@ def _blocking(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray, np.ndarray]:
         # torch_npu's Level0 records no CANN layer: zero syncs would be a guess, not a finding
         raise Unavailable("the export has no AscendCL API calls (profile with Level1 or higher)")
     calls = np.flatnonzero((ev["kind"] == Kind.RUNTIME) & trace.names_matching(is_blocking_call))
-    op = _calling_op(trace, calls)
+    op = calling_op(trace, calls)
     calls, op = calls[op >= 0], op[op >= 0]
     step = step_of(ctx, ev["start_ns"][calls])
     inside = step >= 0
