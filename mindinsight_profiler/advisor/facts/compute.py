@@ -114,6 +114,8 @@ def utilization(ctx: Context) -> float:
 )
 def occupancy(ctx: Context) -> Observed:
     value = gpu_section(ctx).get("occupancy")
+    if value is None and ctx.report.get("device_type") == "npu":
+        raise Unavailable("warp occupancy is a GPU notion (Ascend: see block_dim)")
     if value is None:
         raise Unavailable("the kernels carry no 'est. achieved occupancy %' (e.g. ROCm traces)")
     rows = [k for k in ctx.report.get("kernels") or [] if k.get("occupancy") is not None]
