@@ -190,6 +190,28 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "rank {rank}（stage {stage}）：纯集合通信时间",
     ),
     "rank_wait": ("rank {rank}: collectives wait per step", "rank {rank}：每迭代集合通信等待时间"),
+    "comm_op_waiting": (
+        "{op}: {wait_ms:,.1f} ms of {elapse_ms:,.1f} ms not transferring "
+        "(transit {transit_ms:,.2f} ms)",
+        "{op}：{elapse_ms:,.1f} ms 中有 {wait_ms:,.1f} ms 未在传输（传输 {transit_ms:,.2f} ms）",
+    ),
+    "kernel_clock": (
+        "{name}: {mhz:,.0f} MHz (fastest {top:,.0f} MHz)",
+        "{name}：{mhz:,.0f} MHz（最快 {top:,.0f} MHz）",
+    ),
+    "single_core_op": (
+        "{op} on one AI Core: {us:,.0f} us per step",
+        "{op} 仅使用一个 AI Core：每个迭代 {us:,.0f} us",
+    ),
+    "env_setting": ("{name}={value}", "{name}={value}"),
+    "packet_size": (
+        "{count} packets of {bytes:,} B, {ms:.2f} ms",
+        "{count} 个 {bytes:,} B 的数据包，{ms:.2f} ms",
+    ),
+    "packet_bandwidth": (
+        "{count} packets of {bytes:,} B at {gbps:.1f} GB/s",
+        "{count} 个 {bytes:,} B 的数据包，带宽 {gbps:.1f} GB/s",
+    ),
     "link_gap": (
         "rank {rank} link {link} {transport}: {gap:.0%} below the mean",
         "rank {rank} 链路 {link} {transport}：比同类均值低 {gap:.0%}",

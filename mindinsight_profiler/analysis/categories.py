@@ -37,8 +37,18 @@ BLOCKING_CALLS = frozenset(
     )
 ) | {"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpy"} | {
     "aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDevice",
-    "aclrtSynchronizeEvent", "aclrtMemcpy",
+    "aclrtSynchronizeDeviceWithTimeout", "aclrtSynchronizeEvent",
+    "aclrtSynchronizeEventWithTimeout", "aclrtMemcpy", "aclrtMemcpy2d", "aclrtMemset",
 }  # fmt: skip
+#: The level prefix torch_npu's exports give CANN API calls (`AscendCL@aclrtSynchronizeStream`).
+_ACL_PREFIX = "AscendCL@"
+
+
+def is_blocking_call(name: str) -> bool:
+    """A runtime call that blocks the host (BLOCKING_CALLS), also under the `AscendCL@` prefix
+    with which torch_npu's trace_view.json and db exports name every ACL call."""
+    return name.removeprefix(_ACL_PREFIX) in BLOCKING_CALLS
+
 
 _EXCLUDED_FROM_OP_TABLE = ("DataParallel.forward", "DistributedDataParallel.forward")
 

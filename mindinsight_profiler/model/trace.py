@@ -15,7 +15,9 @@ import numpy as np
 from mindinsight_profiler.model.strings import StringTable
 
 #: Bump when the meaning or layout of any column changes: caches of other versions are rebuilt.
-SCHEMA_VERSION = 4
+#: 4: communication message sizes (comm_msg); 5: Ascend comm_packets, PMU cycles, MindSpore
+#: block_dim.
+SCHEMA_VERSION = 5
 
 #: Event columns: name -> (dtype, fill value for "absent").
 EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {

@@ -36,15 +36,15 @@ def test_exposed_communication_fires_on_the_128_rank_job(advisor_ws: Path, tmp_p
     assert all(e.end_ns > e.start_ns > 0 for e in steps)
 
 
-def test_exposed_communication_matches_the_ascend_tools_own_split(advisor_ws: Path) -> None:
+def test_exposed_waiting_is_not_advised_as_overlap(advisor_ws: Path) -> None:
     advice = advise_path(shared("ascend_pytorch/level0"), advisor_ws, worker="rank0")
-    f = fires(advice, "exposed_communication")
-    # step_trace_time.csv of rank 0: Communication(Not Overlapped) 81,515.607 us, of which
-    # 16,915.6 us is waiting for rank 1 (collective_wait): the saving is the rest.
-    assert abs(f.facts["comm.exposed_us"] - 81_515.607) < 1
-    assert abs(f.estimated_saving_us - f.facts["comm.exposed_transfer_us"]) < 1
-    assert abs(f.facts["comm.exposed_transfer_us"] - (81_515.607 - 16_915.6)) < 2
-    assert f.facts["comm.exposed_share"] > 0.5
+    does_not_fire(advice, "exposed_communication")
+    (c,) = [c for c in advice.checked if c.id == "exposed_communication"]
+    # step_trace_time.csv of rank 0: Communication(Not Overlapped) 81,515.607 us; but HCCL's
+    # Notify Wait tasks cover 77.5 ms of it (72.7 ms in hcom_allReduce_0): about 4 ms moves
+    # data, under the 10 % that overlap advice needs.
+    assert abs(c.facts["comm.exposed_us"] - 81_515.607) < 1
+    assert 3_000 < c.facts["comm.exposed_transfer_us"] < 5_000
 
 
 def test_mostly_hidden_nccl_communication_does_not_fire(advisor_ws: Path) -> None:
@@ -69,30 +69,32 @@ def test_exposed_communication_on_a_device_bound_step_fires_below_10pct(advisor_
     assert 10_000 < f.estimated_saving_us <= f.facts["comm.exposed_us"]
 
 
-def test_collective_wait_fires_on_the_rank_that_arrives_first(advisor_ws: Path) -> None:
+def test_collective_wait_reads_the_notify_wait_tasks(advisor_ws: Path) -> None:
     advice = advise_path(shared("ascend_pytorch/level0"), advisor_ws, worker="rank0")
     f = fires(advice, "collective_wait")
-    # Rank 0's 4 all-reduces last 16.9 ms longer than rank 1's (one step of 136.9 ms).
-    assert abs(f.facts["comm.wait_us"] - 16_915.6) < 1
-    assert abs(f.facts["comm.wait_share"] - 0.1236) < 0.001
+    # Level0 has no communication.json; HCCL's Notify Wait tasks inside rank 0's all-reduces
+    # cover 81.4 ms of the 136.9 ms step (72.7 ms in hcom_allReduce_0, 7.5 ms in _3).
+    # Comparing the two profiled ranks gave only 16.9 ms: both wait for an unprofiled rank.
+    assert 81_000 < f.facts["comm.wait_us"] < 82_000
     assert f.severity == "high"
-    ranks = {e.rank: e.value for e in f.evidence if e.kind == "rank"}
-    assert ranks[0] > 16_000 and ranks[1] < 10
+    op = next(e for e in f.evidence if e.kind == "operator")
+    assert op.name == "hcom_allReduce__868_0_1" and op.value and op.value > 72_000
 
 
-def test_collective_wait_does_not_fire_on_the_late_rank(advisor_ws: Path) -> None:
+def test_collective_wait_fires_on_the_other_profiled_rank_too(advisor_ws: Path) -> None:
+    # rank 1 arrives 16.9 ms after rank 0 but still waits 55.8 ms in hcom_allReduce_0
     advice = advise_path(shared("ascend_pytorch/level0"), advisor_ws, worker="rank1")
-    does_not_fire(advice, "collective_wait")
+    assert 64_000 < fires(advice, "collective_wait").facts["comm.wait_us"] < 65_000
 
 
-def test_collective_wait_agrees_with_the_tools_wait_and_stays_under_5pct(advisor_ws: Path) -> None:
+def test_collective_wait_counts_the_tools_idle_time_too(advisor_ws: Path) -> None:
     advice = advise_path(shared("ascend_pytorch/level1"), advisor_ws, worker="rank0")
-    does_not_fire(advice, "collective_wait")
-    (checked,) = [c for c in advice.checked if c.id == "collective_wait"]
-    # communication.json of rank 0 states a wait of 5,940.6 us; matching the calls of the two
-    # ranks gives 5,622 us (3.6 % of the 156 ms step).
-    assert 5_000 < checked.facts["comm.wait_us"] <= 5_940.62
-    assert abs(checked.facts["comm.wait_share"] - 0.036) < 0.001
+    f = fires(advice, "collective_wait")
+    # communication.json of rank 0 states a Wait of only 5,940.6 us but an Idle of 96,367.9
+    # us: a Notify_Wait on the unprofiled rank 5 lasts 78.8 ms (issue 18: comparing the two
+    # profiled ranks gave 5,622 us, 3.6 %, and called it fine).
+    assert f.facts["comm.wait_us"] > 5_940.62 + 90_000
+    assert f.facts["comm.wait_share"] > 0.6
 
 
 def test_single_worker_has_no_wait_figure(advisor_ws: Path) -> None:
@@ -130,3 +132,12 @@ def test_gloo_slow_rank_does_not_wait(planted_ranks: Path, advisor_ws: Path) -> 
     assert checked.facts["comm.rank"] == checked.facts["cluster.slowest_rank"] == 1
     assert checked.facts["comm.wait_us"] < checked.facts["cluster.step_excess_us"]
     assert fires(advice, "slow_rank").facts["cluster.slowest_rank"] == 1
+
+
+def test_collective_wait_is_quiet_on_the_late_pipeline_stage(advisor_ws: Path) -> None:
+    # ranks 2-3 hold the heavy second stage (123 ms of compute vs 14.7 ms on ranks 0-1): the
+    # others wait for them, they hardly wait themselves (2.3 ms per 179 ms step, 1.3 %)
+    advice = advise_path(shared("mindspore_legacy/cluster_propose"), advisor_ws, worker="rank2")
+    does_not_fire(advice, "collective_wait")
+    (c,) = [c for c in advice.checked if c.id == "collective_wait"]
+    assert c.facts["comm.wait_share"] < 0.02

@@ -1,10 +1,14 @@
 """The fact registry and every fact module (importing a module registers its facts)."""
 
 from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
+    aicore_freq,
+    ascend,
+    block_dim,
     cluster,
     cluster_ms,
     cluster_pipeline,
     comm_messages,
+    comm_split,
     communication,
     compiled,
     compute,
@@ -18,6 +22,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     device_sync,
     fusion,
     graphs,
+    hccl_packets,
     host,
     host_cpu,
     ledger,

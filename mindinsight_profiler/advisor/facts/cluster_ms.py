@@ -95,7 +95,18 @@ def interval_us(ctx: Context) -> float:
     return values[rank]
 
 
+def _mindspore_run(ctx: Context) -> None:
+    """The cause when a torch_npu or GPU run lacks MindSpore's cluster files: not a missing
+    file, but files only MindSpore writes."""
+    if ctx.report.get("framework") != "mindspore":
+        raise Unavailable(
+            "needs MindSpore's cluster analysis files (ascend_cluster_analyse_*.csv, "
+            "flops_summary_*.json), which only MindSpore runs write"
+        )
+
+
 def flops_by_rank(ctx: Context, key: str) -> dict[int, float]:
+    _mindspore_run(ctx)
     out = {}
     for rank, report in cluster_reports(ctx):
         flops = (report.get("parallel") or {}).get("flops")
@@ -145,6 +156,7 @@ def flops_slow_value(ctx: Context) -> float:
 
 def analyse(ctx: Context) -> tuple[str, int, int, dict[int, dict[str, Any]]]:
     """(mode, stage count, rank count, per rank its `parallel` section) of the run."""
+    _mindspore_run(ctx)
     sections = {}
     for rank, report in cluster_reports(ctx):
         section = report.get("parallel") or {}

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
+from mindinsight_profiler.advisor.facts.comm_split import hccl_waiting_us
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
+from mindinsight_profiler.analysis import intervals as iv
+from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 
 
 def comm_section(ctx: Context) -> dict[str, Any]:
@@ -28,17 +33,53 @@ def comm_section(ctx: Context) -> dict[str, Any]:
 
 
 def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
-    """(mean exposed us, mean step us, exposed us per step) of the communication section."""
-    section = comm_section(ctx)
+    """(mean exposed us, mean step us, exposed us per step) of the communication section, or
+    of MindSpore's step-trace reduce stages when the section cannot split the step."""
+    section = ctx.report.get("communication") or {}
     average = section.get("average") or {}
     exposed, step = average.get("exposed_communication_us"), average.get("step_us")
-    if exposed is None or not step:
-        raise Unavailable(
-            "needs a kernel timeline to tell overlapped from exposed communication "
-            f"(this input's communication comes from {section.get('source')})"
-        )
-    per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
-    return float(exposed), float(step), per_step
+    if exposed is not None and step and section.get("steps"):
+        per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
+        return float(exposed), float(step), per_step
+    reduce = _reduce_after_backward(ctx)
+    if reduce is not None:
+        return reduce
+    comm_section(ctx)  # Unavailable: no collectives at all
+    raise Unavailable(
+        "needs a kernel timeline to tell overlapped from exposed communication "
+        f"(this input's communication comes from {section.get('source')})"
+    )
+
+
+def _reduce_after_backward(ctx: Context) -> tuple[float, float, list[float]] | None:
+    """MindSpore's step trace: per step, the time its data-parallel all-reduce stages
+    (`stream_<s>_parallel_<n>` columns) run after the backward end (BP point). Before it
+    backward compute hides them; after it only the optimizer could, and it needs the reduced
+    gradients, so that part is exposed. None without such stages."""
+    trace = ctx.trace
+    if trace is None:
+        return None
+    steps, red = trace.tables.get(STEP_TABLE), trace.tables.get(REDUCE_TABLE)
+    if steps is None or red is None or not len(red["step"]):
+        return None
+    parallel = np.array(["_parallel_" in n for n in trace.strings.lookup(red["stage"])], bool)
+    if not parallel.any():
+        return None
+    per_step, totals = [], []
+    for i in np.argsort(steps["step"], kind="stable").tolist():
+        step = int(steps["step"][i])
+        bp, end = int(steps["bp_ns"][i]), int(steps["end_ns"][i])
+        mine = parallel & (red["step"] == step) & (red["start_ns"] > 0)
+        mine &= red["end_ns"] > red["start_ns"]
+        starts = np.maximum(red["start_ns"][mine], bp)
+        ends = np.minimum(red["end_ns"][mine], end)
+        keep = ends > starts
+        u = iv.union(starts[keep], ends[keep])
+        per_step.append(u.total() / 1000.0)
+        totals.append(float(end - int(steps["start_ns"][i])) / 1000.0)
+    if not per_step or not sum(totals):
+        return None
+    return float(np.mean(per_step)), float(np.mean(totals)), per_step
 
 
 @fact(
@@ -68,14 +109,19 @@ def exposed_us(ctx: Context) -> float:
 @fact(
     "comm.exposed_transfer_us",
     "us",
-    "Exposed communication per step that is not waiting for a later rank: comm.exposed_us "
-    "minus comm.wait_us, never below 0 (a rank that arrives first holds its collective while "
-    "it waits, and that time is exposed too, but overlapping cannot hide it: only the late "
-    "rank can); comm.exposed_us itself when the wait cannot be measured (one profiled rank).",
+    "Exposed communication per step that is not waiting for a later rank, microseconds (a "
+    "rank that arrives first holds its collective while it waits, and that time is exposed "
+    "too, but overlapping cannot hide it: only the late rank can). Where the profiler splits "
+    "HCCL time (communication.json, analysis.db, Notify Wait tasks) comm.exposed_us scaled "
+    "by 1 - comm.waiting_ratio; else comm.exposed_us minus comm.wait_us (ranks compared), "
+    "never below 0; comm.exposed_us itself when the wait cannot be measured.",
     "collective kernels (or host collectives) on a timeline",
 )
 def exposed_transfer_us(ctx: Context) -> float:
     exposed = _exposed(ctx)[0]
+    ratio = ctx.value("comm.waiting_ratio")
+    if ratio is not None:
+        return exposed * (1.0 - float(ratio))
     wait = ctx.value("comm.wait_us")
     return exposed if wait is None else max(exposed - float(wait), 0.0)
 
@@ -155,12 +201,19 @@ def own_rank(ctx: Context) -> int:
 @fact(
     "comm.wait_us",
     "us",
-    "Time per step this rank's collectives wait for the slowest peer, microseconds: per "
-    "matched call (k-th call of a type on every rank) its duration minus the shortest "
-    "duration of that call on any rank, summed; evidence: every rank's wait.",
-    "2+ ranks with the same collectives",
+    "Time per step this rank's collectives wait for the slowest peer, microseconds. Where the "
+    "profiler splits HCCL time itself (torch_npu communication.json, analysis.db) its Wait + "
+    "Idle, else HCCL's Notify Wait tasks (comm.hccl_waiting_us): the late rank may not be "
+    "profiled. Else per matched call "
+    "(k-th call of a type on every rank) its duration minus the shortest duration of that "
+    "call on any rank, summed; evidence: every rank's wait.",
+    "2+ ranks with the same collectives, or the profiler's communication split",
 )
 def wait_us(ctx: Context) -> Observed:
+    try:
+        return hccl_waiting_us(ctx)
+    except Unavailable:
+        pass
     waits = _waits(ctx)
     rank = _own_rank(ctx)
     if rank not in waits:
@@ -201,7 +254,7 @@ def transfer_us(ctx: Context) -> float:
     "comm.wait_share",
     "ratio",
     "comm.wait_us divided by this rank's mean step time (0..1).",
-    "2+ ranks with the same collectives",
+    "2+ ranks with the same collectives, or the profiler's communication split",
 )
 def wait_share(ctx: Context) -> float | None:
     wait, average = ctx.value("comm.wait_us"), ctx.value("step.average_us")

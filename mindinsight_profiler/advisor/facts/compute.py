@@ -114,6 +114,8 @@ def utilization(ctx: Context) -> float:
 )
 def occupancy(ctx: Context) -> Observed:
     value = gpu_section(ctx).get("occupancy")
+    if value is None and ctx.report.get("device_type") == "npu":
+        raise Unavailable("warp occupancy is a GPU notion (Ascend: see block_dim)")
     if value is None:
         raise Unavailable("the kernels carry no 'est. achieved occupancy %' (e.g. ROCm traces)")
     rows = [k for k in ctx.report.get("kernels") or [] if k.get("occupancy") is not None]
@@ -142,6 +144,10 @@ def occupancy(ctx: Context) -> Observed:
     "device properties in the trace (Kineto 'deviceProperties')",
 )
 def compute_capability(ctx: Context) -> float:
+    if ctx.report.get("device_type") == "npu":
+        # the real cause, not "no device properties": Ascend's Cube unit runs every MatMul and
+        # Conv2D (there is no FP32 path that skips it), so the question does not arise
+        raise Unavailable("tensor cores are a GPU notion: Ascend runs matrix work on the Cube")
     values = [d.get("compute_capability") for d in gpu_section(ctx)["devices"]]
     known = [float(v) for v in values if v]
     if not known:

@@ -1,7 +1,8 @@
 """Facts: training-loop configuration seen in a PyTorch trace (DataParallel, optimizer).
 
 torch.optim wraps `step()` and `zero_grad()` in record_function spans named
-`Optimizer.step#<Class>.step` and `Optimizer.zero_grad#<Class>.zero_grad`, and
+`Optimizer.step#<Class>.step` and `Optimizer.zero_grad#<Class>.zero_grad` (user annotations
+in Kineto; torch_npu's exports record the same spans as operators), and
 nn.DataParallel wraps its forward in `DataParallel.forward`; what runs inside those spans
 tells how the optimizer is implemented and whether gradients are memset.
 """
@@ -22,12 +23,14 @@ from mindinsight_profiler.model.trace import Trace
 
 _MULTI_TENSOR = ("aten::_foreach_", "aten::_fused_")
 _FILL = ("aten::zero_", "aten::fill_")
+#: Formats whose host side is PyTorch's operator tree: Kineto and torch_npu's exports.
+_PYTORCH_FORMATS = (FormatTag.KINETO, FormatTag.ASCEND_PT)
 
 
 def _pytorch(ctx: Context) -> Trace:
     trace = ctx.trace
-    if ctx.report.get("format") != FormatTag.KINETO or trace is None:
-        raise Unavailable("needs a PyTorch (Kineto) trace")
+    if ctx.report.get("format") not in _PYTORCH_FORMATS or trace is None:
+        raise Unavailable("needs a PyTorch trace (Kineto or torch_npu)")
     if not (trace.kind == Kind.CPU_OP).any():
         raise Unavailable("needs operator events in the PyTorch trace")
     return trace

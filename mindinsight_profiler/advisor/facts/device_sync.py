@@ -56,7 +56,7 @@ def exposed_ns(trace: Trace, calls: np.ndarray) -> int:
     NEEDS,
 )
 def sync_exposed_us(ctx: Context) -> float:
-    trace, calls, _ = blocking_in_steps(ctx)
+    trace, calls, _, _ = blocking_in_steps(ctx)
     names, _, _ = step_windows(ctx)
     return exposed_ns(trace, calls) / 1000.0 / len(names)
 
@@ -72,7 +72,7 @@ def _d2h_syncs(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray, np.ndarray]
         return ctx.memo["sync.d2h"]
     if ctx.report.get("device_type") != "gpu":  # Ascend exports do not name copy directions
         raise Unavailable("needs a GPU trace (Kineto names device-to-host copies)")
-    trace, calls, _ = blocking_in_steps(ctx)
+    trace, calls, _, _ = blocking_in_steps(ctx)
     ev = trace.events
     copies = np.flatnonzero((ev["kind"] == Kind.MEMCPY) & trace.names_matching(_is_d2h))
     _, start, end = step_windows(ctx)
@@ -197,7 +197,7 @@ MIN_LONG_KERNELS = 10
 def launch_blocking_share(ctx: Context) -> Observed:
     if ctx.report.get("device_type") != "gpu":  # Ascend launches go through a task queue
         raise Unavailable("needs a GPU run (CUDA/HIP launches)")
-    trace, _, _ = blocking_in_steps(ctx)
+    trace, _, _, _ = blocking_in_steps(ctx)
     ev = trace.events
     kernels = np.flatnonzero((ev["kind"] == Kind.KERNEL) & (ev["caller"] >= 0))
     kernels = kernels[ev["end_ns"][kernels] - ev["start_ns"][kernels] >= LONG_KERNEL_NS]

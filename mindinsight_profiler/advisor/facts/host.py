@@ -23,10 +23,11 @@ from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_b
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import Label, label
 from mindinsight_profiler.analysis.categories import (
-    BLOCKING_CALLS,
+    is_blocking_call,
     is_step_name,
     sync_copy_launches,
 )
+from mindinsight_profiler.analysis.memory.records import innermost_op
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -136,32 +137,63 @@ def top_level_op(trace: Trace, op: np.ndarray) -> np.ndarray:
     return cur
 
 
-def blocking_in_steps(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
-    """(trace, blocking runtime calls made by an operator inside the steps, their step).
+def calling_op(trace: Trace, calls: np.ndarray) -> np.ndarray:
+    """The operator that made each runtime call, or -1.
+
+    Kineto links a call to its operator; torch_npu records CANN calls on a `CANN` process
+    whose thread ids are the calling Python threads', so there the caller is the innermost
+    operator open on the host thread of the same id when the call starts.
+    """
+    ev = trace.events
+    op = ev["caller"][calls].copy()
+    loose = np.flatnonzero(op < 0)
+    if not len(loose):
+        return op
+    by_tid = {t.tid: i for i, t in enumerate(trace.tracks)
+              if not t.is_device and t.process_name != "CANN"}  # fmt: skip
+    tids = [trace.tracks[t].tid for t in ev["track"][calls[loose]].tolist()]
+    host = np.array([by_tid.get(t, -1) for t in tids], dtype=np.int64)
+    found = innermost_op(trace, host, ev["start_ns"][calls[loose]])
+    op[loose] = np.where(host >= 0, found, -1)
+    return op
+
+
+def blocking_in_steps(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray, np.ndarray]:
+    """(trace, blocking runtime calls made by an operator inside the steps, their step,
+    their calling operator).
 
     Calls with no calling operator or step range are left out: the one trace-wide
-    cudaDeviceSynchronize every Kineto trace has is the profiler's own, made when it stops.
-    The launch of a device-to-host copy into pageable memory blocks like a synchronize
-    (`sync_copy_launches`), so it counts as one.
+    cudaDeviceSynchronize every Kineto trace has (aclrtSynchronizeDevice on Ascend) is the
+    profiler's own, made when it stops. The launch of a device-to-host copy into pageable
+    memory blocks like a synchronize (`sync_copy_launches`), so it counts as one.
     """
     trace = gpu_trace(ctx)
     ev = trace.events
     if not (ev["kind"] == Kind.RUNTIME).any():
         raise Unavailable("the trace has no runtime API events")
+    if (
+        ctx.report.get("device_type") == "npu"
+        and not trace.names_matching(lambda s: s.startswith("AscendCL@")).any()
+    ):
+        # torch_npu's Level0 records no CANN layer: zero syncs would be a guess, not a finding
+        raise Unavailable("the export has no AscendCL API calls (profile with Level1 or higher)")
     calls = np.flatnonzero(
         (ev["kind"] == Kind.RUNTIME)
-        & (trace.names_matching(lambda s: s in BLOCKING_CALLS) | sync_copy_launches(trace))
-        & (ev["caller"] >= 0)
+        & (trace.names_matching(is_blocking_call) | sync_copy_launches(trace))
     )
+    op = calling_op(trace, calls)
+    calls, op = calls[op >= 0], op[op >= 0]
     step = step_of(ctx, ev["start_ns"][calls])
-    return trace, calls[step >= 0], step[step >= 0]
+    inside = step >= 0
+    return trace, calls[inside], step[inside], op[inside]
 
 
 @fact(
     "sync.blocking_calls",
     "count",
-    "Blocking synchronisations per step made by the program: cuda/hip Device-, Stream- and "
-    "EventSynchronize, synchronous (non-Async) memcpy/memset calls, and the launches of "
+    "Blocking synchronisations per step made by the program: cuda/hip/ACL Device-, Stream- "
+    "and EventSynchronize, synchronous (non-Async) memcpy/memset calls (on Ascend the "
+    "AscendCL@aclrt* calls of the CANN layer, e.g. under aten::item), and the launches of "
     "device-to-host copies into pageable memory (which return only when the copy is done).",
     "a GPU trace with runtime API events",
 )
@@ -179,11 +211,10 @@ def blocking_calls(ctx: Context) -> float:
     "a GPU trace with runtime API events",
 )
 def blocking_us(ctx: Context) -> Observed:
-    trace, calls, step = blocking_in_steps(ctx)
+    trace, calls, step, op = blocking_in_steps(ctx)
     names, _, _ = step_windows(ctx)
     ev = trace.events
     dur = ev["end_ns"][calls] - ev["start_ns"][calls]
-    op = ev["caller"][calls]
     top = top_level_op(trace, op)
     keys = list(
         zip(

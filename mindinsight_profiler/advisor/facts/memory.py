@@ -11,6 +11,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import gpu_trace, step_of, step_windows
 from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_by
+from mindinsight_profiler.advisor.facts.host import calling_op
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.model.kinds import Kind
@@ -23,8 +24,15 @@ ALLOCATOR_CALLS = frozenset(
         "cudaMallocManaged", "cudaMallocPitch", "cuMemAlloc", "cuMemFree", "cuMemAlloc_v2",
         "cuMemFree_v2", "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree",
         "hipMallocManaged", "hipExtMallocWithFlags",
+        "aclrtMalloc", "aclrtFree", "aclrtMallocHost", "aclrtFreeHost", "aclrtMallocCached",
+        "aclMallocMemInner",
     }
 )  # fmt: skip
+
+
+def _is_allocator(name: str) -> bool:
+    """An allocator call, also under the `AscendCL@` prefix torch_npu's exports give ACL calls."""
+    return name.removeprefix("AscendCL@") in ALLOCATOR_CALLS
 
 
 def _is_pageable_h2d(name: str) -> bool:
@@ -47,6 +55,9 @@ def _calling_op(trace: Trace, device_rows: np.ndarray) -> list[str]:
 
 def _pageable(ctx: Context) -> tuple[Trace, np.ndarray, np.ndarray]:
     trace = gpu_trace(ctx)
+    if ctx.report.get("device_type") == "npu":
+        # 0 copies would read as "all pinned": the Ascend exports name no host memory kind
+        raise Unavailable("Ascend exports do not say whether a copy's host memory is pinned")
     ev = trace.events
     copies = np.flatnonzero(ev["kind"] == Kind.MEMCPY)
     copies = copies[trace.names_matching(_is_pageable_h2d)[copies]]
@@ -95,7 +106,7 @@ def _allocator(ctx: Context) -> tuple[Trace, np.ndarray]:
     runtime = ev["kind"] == Kind.RUNTIME
     if not runtime.any():
         raise Unavailable("the trace has no runtime API events")
-    calls = np.flatnonzero(runtime & trace.names_matching(lambda s: s in ALLOCATOR_CALLS))
+    calls = np.flatnonzero(runtime & trace.names_matching(_is_allocator))
     return trace, _in_steps(ctx, calls, trace)[0]
 
 
@@ -103,14 +114,15 @@ def _allocator(ctx: Context) -> tuple[Trace, np.ndarray]:
     "alloc.host_total_us",
     "us",
     "Host time in device/pinned-memory allocator calls (cudaMalloc, cudaFree, cudaHostAlloc, "
-    "hipMalloc, ...) over all steps, microseconds. Evidence: the calling operators.",
+    "hipMalloc, aclrtMalloc, aclMallocMemInner, ...) over all steps, microseconds. Evidence: "
+    "the calling operators.",
     "a GPU trace with runtime API events",
 )
 def alloc_total_us(ctx: Context) -> Observed:
     trace, calls = _allocator(ctx)
     ev = trace.events
     dur = ev["end_ns"][calls] - ev["start_ns"][calls]
-    op = ev["caller"][calls]
+    op = calling_op(trace, calls)
     ops = trace.strings.lookup(np.where(op >= 0, ev["name"][np.clip(op, 0, None)], -1))
     apis = trace.strings.lookup(ev["name"][calls])
     keys = [(name or "(no operator)", api) for name, api in zip(ops, apis, strict=True)]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mindinsight_profiler.analysis import intervals as iv
-from mindinsight_profiler.analysis.categories import BLOCKING_CALLS, sync_copy_launches
+from mindinsight_profiler.analysis.categories import is_blocking_call, sync_copy_launches
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES as WORK_CATEGORIES
 from mindinsight_profiler.analysis.perf.kernel_rows import kernel_owners
 from mindinsight_profiler.analysis.perf.op_work import OpWork
@@ -62,7 +62,7 @@ class Ledger:
 
 def _sync_ranges(trace: Trace) -> iv.Ranges:
     ev = trace.events
-    blocking = trace.names_matching(lambda s: s in BLOCKING_CALLS) & (ev["kind"] == Kind.RUNTIME)
+    blocking = trace.names_matching(is_blocking_call) & (ev["kind"] == Kind.RUNTIME)
     blocking |= trace.names_matching(lambda s: s in _BLOCKING_OPS) & (ev["kind"] == Kind.CPU_OP)
     blocking |= sync_copy_launches(trace)
     return iv.union(ev["start_ns"][blocking], ev["end_ns"][blocking])

@@ -102,6 +102,7 @@ def _analysis(out: Path, names: Names, tables: dict[str, Any], warnings: list[st
                 ("step_trace_time", db_analysis.step_trace_time(adb)),
                 ("communication", db_analysis.communication(adb, names)),
                 ("communication_matrix", db_analysis.communication_matrix(adb, names)),
+                ("comm_packets", db_analysis.comm_packets(adb, names)),
             ):
                 if value is not None:
                     tables[name] = value

@@ -92,3 +92,24 @@ def communication_matrix(db: DbFile, names: Names) -> Table | None:
         "time_ns": _ns(f["transit_time"], 1e6),
         "bandwidth_gbps": f["bandwidth"],
     }
+
+
+def comm_packets(db: DbFile, names: Names) -> Table | None:
+    """One row per (step, op, transport, packet size) with packets, as
+    `tables.read_comm_packets` (CommAnalyzerBandwidth: package_size MB, total_duration ms)."""
+    if not db.has("CommAnalyzerBandwidth"):
+        return None
+    cols = ["step", "type", "hccl_op_name", "group_name", "transport_type"]
+    t = _text_rows(db, "CommAnalyzerBandwidth", cols)
+    f = db.floats("CommAnalyzerBandwidth", ["package_size", "count", "total_duration"])
+    keep = np.flatnonzero(f["count"] > 0)
+    t = [t[i] for i in keep.tolist()]
+    return {
+        "step": names.coded([r[0] for r in t]),
+        "kind": names.coded([r[1] for r in t]),
+        "op": names.coded([f"{r[2]}@{r[3]}" if r[3] else r[2] for r in t]),
+        "transport": names.coded([r[4] for r in t]),
+        "size_mb": f["package_size"][keep],
+        "count": f["count"][keep],
+        "time_ns": _ns(f["total_duration"][keep], 1e6),
+    }

@@ -175,16 +175,15 @@ def _side_tables(
             continue
         try:
             if name in CSV_TABLES:
-                table_name, table = read_csv_table(file, strings)
+                read = dict([read_csv_table(file, strings)])
             else:
-                table_name, reader = JSON_TABLES[name]
-                table = reader(file, strings)
+                read = {table: reader(file, strings) for table, reader in JSON_TABLES[name]}
         except InputError as exc:
             log.warning("skipping %s", exc)
             warnings.append(str(exc))
             damaged.append({"file": name, "problem": exc.problem})
             continue
-        tables[table_name] = table
+        tables.update(read)
     return tables, warnings, damaged
 
 

@@ -76,6 +76,11 @@ KERNEL_DETAILS = {
     "input_formats": Col("Input Formats", STR, required=False),
     **{f"pmu_{m}": Col(m, FLOAT, required=False, hi=1) for m in PMU_RATIOS},
     "cube_utilization_pct": Col("cube_utilization(%)", FLOAT, required=False, hi=100),
+    # cycles of all blocks and the core time, as TASK_PMU_INFO's aic_/aiv_total_* (time in ns)
+    "pmu_aic_total_cycles": Col("aic_total_cycles", FLOAT, required=False),
+    "pmu_aic_total_time": Col("aicore_time(us)", TIME_US, required=False),
+    "pmu_aiv_total_cycles": Col("aiv_total_cycles", FLOAT, required=False),
+    "pmu_aiv_total_time": Col("aiv_time(us)", TIME_US, required=False),
 }
 MEMORY_RECORD = {
     "component": Col("Component", STR),
@@ -206,6 +211,51 @@ def read_communication(path: Path, strings: StringTable) -> Table:
     }
 
 
+def read_comm_packets(path: Path, strings: StringTable) -> Table:
+    """`communication.json`'s packet sizes: one row per (step, op, transport, packet size) from
+    each op's `Size Distribution` ({size MB: [count, total ms]}); `Total Op Info` is left out."""
+    rows = []
+    for step, kind, op, info in _ops(path, _json(path)):
+        if op == "Total Op Info":
+            continue
+        bandwidth = info.get("Communication Bandwidth Info") or {}
+        if not isinstance(bandwidth, dict):
+            raise InputError(path, f"{step}.{op}: 'Communication Bandwidth Info' is not an object")
+        for transport, v in bandwidth.items():
+            sizes = v.get("Size Distribution") if isinstance(v, dict) else None
+            if not isinstance(sizes, dict):
+                continue
+            for size, pair in sizes.items():
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise InputError(path, f"{step}.{op}.{transport}: size {size}: not [count, ms]")
+                rows.append((step, kind, op, str(transport), size, pair[0], pair[1]))
+
+    def num(i: int, key: str) -> np.ndarray:
+        return np.array([_value(path, key, _number(r[i])) for r in rows], dtype=np.float64)
+
+    return {
+        "step": np.array([strings.intern(r[0]) for r in rows], dtype=np.int32),
+        "kind": np.array([strings.intern(r[1]) for r in rows], dtype=np.int32),
+        "op": np.array([strings.intern(r[2]) for r in rows], dtype=np.int32),
+        "transport": np.array([strings.intern(r[3]) for r in rows], dtype=np.int32),
+        "size_mb": num(4, "Size Distribution size"),
+        "count": num(5, "Size Distribution count"),
+        "time_ns": np.array(
+            [_time_ns(path, "Size Distribution time", r[6], 10**6) for r in rows], np.int64
+        ),
+    }
+
+
+def _number(value: Any) -> Any:
+    """A size key of `Size Distribution` ("2.064384") as a float; other values unchanged."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
 def _is_rank(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) < 10
 
@@ -242,7 +292,11 @@ def read_communication_matrix(path: Path, strings: StringTable) -> Table:
     }
 
 
-JSON_TABLES: dict[str, tuple[str, Callable[[Path, StringTable], Table]]] = {
-    "communication.json": ("communication", read_communication),
-    "communication_matrix.json": ("communication_matrix", read_communication_matrix),
+#: file -> the side tables read from it (table name, reader).
+JSON_TABLES: dict[str, tuple[tuple[str, Callable[[Path, StringTable], Table]], ...]] = {
+    "communication.json": (
+        ("communication", read_communication),
+        ("comm_packets", read_comm_packets),
+    ),
+    "communication_matrix.json": (("communication_matrix", read_communication_matrix),),
 }

@@ -61,14 +61,17 @@ def ms_to_ns(path: Path, ms: np.ndarray, what: str) -> np.ndarray:
 
 
 def read_framework(path: Path) -> dict[str, dict[str, str]]:
-    """Per full op name: its type, stream and op_info JSON text, from `framework_raw_*.csv`."""
+    """Per full op name: its type, stream, op_info JSON text and block dim (the number of AI
+    Core blocks it was launched with, as text), from `framework_raw_*.csv`."""
     table = read_csv(path, [])
     name_col, type_col = _column(table, _NAME_COLS), _column(table, _TYPE_COLS)
     info = table.text("op_info") if table.has("op_info") else [""] * len(table)
     stream = table.text("stream_id") if table.has("stream_id") else [""] * len(table)
+    block = table.text("block_dim") if table.has("block_dim") else [""] * len(table)
+    cols = (table.text(name_col), table.text(type_col), stream, info, block)
     return {
-        n: {"type": t, "stream": s, "op_info": i}
-        for n, t, s, i in zip(table.text(name_col), table.text(type_col), stream, info, strict=True)
+        n: {"type": t, "stream": s, "op_info": i, "block_dim": b}
+        for n, t, s, i, b in zip(*cols, strict=True)
     }
 
 
@@ -113,9 +116,16 @@ def add_operators(
             "calls": detail["calls"],
             "total_ns": detail["total_ns"],
             "op_info": builder.codes([fw[n]["op_info"] if n in fw else "" for n in names]),
+            "block_dim": np.array([_block_dim(fw.get(n)) for n in names], dtype=np.int64),
         },
     )
     builder.meta["op_types_from"] = "framework" if framework else "names"
+
+
+def _block_dim(row: dict[str, str] | None) -> int:
+    """The op's block dim, -1 when the framework file gives none (or not a count)."""
+    text = (row or {}).get("block_dim", "").strip()
+    return int(text) if text.isdigit() and len(text) < 10 else -1
 
 
 def read_aicpu(path: Path) -> dict[str, np.ndarray | list[str]]:
