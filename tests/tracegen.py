@@ -56,6 +56,19 @@ def kernel(
     }  # fmt: skip
 
 
+def python_stack(ts: float, dur: float, depth: int = 20, tid: int = 1) -> list[dict]:
+    """`depth` nested Python frames around [ts, ts + dur] on thread `tid`: what a real step's
+    call stack adds to a trace. A hand-made step of a few operators is otherwise under the
+    window model's fragment limit (analysis/steps/window_limits.py: steady-state rules do
+    not judge a step of a handful of events); frames touch no operator, kernel or runtime
+    figure."""
+    return [
+        {"ph": "X", "cat": "python_function", "name": f"train.py({10 + i}): level{i}", "pid": 1,
+         "tid": tid, "ts": ts + 0.01 * i, "dur": dur - 0.02 * i, "args": {}}
+        for i in range(depth)
+    ]  # fmt: skip
+
+
 def write_trace(path: Path, events: list[dict], **top: Any) -> Path:
     doc = {"schemaVersion": 1, **top, "traceEvents": events}
     path.write_text(json.dumps(doc, indent=1))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.integration.test_perf_section import H100
-from tests.tracegen import kernel, op, runtime, write_trace
+from tests.tracegen import kernel, op, python_stack, runtime, write_trace
 
 HALF = "c10::Half"
 
@@ -28,7 +28,7 @@ def elementwise(opname: str, elements: int, kernel_us: float) -> Call:
 
 def gpu_trace(folder: Path, step_calls: list[Call], steps: int = 3, gap_us: float = 20.0) -> Path:
     """`steps` steps, each running `step_calls` back to back on the GPU (the kernels `gap_us`
-    apart); a step lasts as long as its kernels plus the gaps."""
+    apart), inside a Python call stack; a step lasts as long as its kernels plus the gaps."""
     folder.mkdir(parents=True, exist_ok=True)
     events: list[dict[str, Any]] = []
     corr = 0
@@ -36,6 +36,7 @@ def gpu_trace(folder: Path, step_calls: list[Call], steps: int = 3, gap_us: floa
     for s in range(steps):
         length = sum(c[4] + gap_us for c in step_calls) + 50
         events.append(op(f"ProfilerStep#{s}", t, length, cat="user_annotation"))
+        events += python_stack(t + 1, length - 2)  # a real step's frames: not a fragment
         host, device = t + 5, t + 30
         for name, dims, types, kname, us, *wrap in step_calls:
             corr += 1

@@ -12,7 +12,7 @@ import pytest
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
 from tests.integration.test_perf_section import H100
-from tests.tracegen import kernel, op, runtime, write_trace
+from tests.tracegen import kernel, op, python_stack, runtime, write_trace
 
 
 def _memcpy(ts: float, dur: float, corr: int) -> dict[str, Any]:
@@ -31,6 +31,7 @@ def _trace(folder: Path, on_device: bool) -> Path:
     for s in range(3):
         t, c = 1000.0 + 1000 * s, 10 * s
         events.append(op(f"ProfilerStep#{s}", t, 1000, cat="user_annotation"))
+        events += python_stack(t + 1, 998)  # a real step's frames: not a fragment
         events.append(op("aten::ones", t + 10, 20))
         if on_device:
             events += [runtime("cudaLaunchKernel", t + 12, 3, c + 1),

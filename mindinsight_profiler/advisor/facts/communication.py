@@ -148,6 +148,26 @@ def device_busy_share(ctx: Context) -> float:
     return sum(float(ledger.get(p) or 0.0) for p in _DEVICE_PARTS) / total
 
 
+#: Device busy share from which a step is device-bound (comm.device_bound).
+DEVICE_BOUND = 0.9
+
+
+@fact(
+    "comm.device_bound",
+    "bool",
+    "True when the step ledger shows the device working at least 90 % of the average step "
+    "(comm.device_busy_share): every exposed microsecond of communication is then step "
+    "time. False when it works less, and on runs without a step ledger (MindSpore step "
+    "trace files only), where exposed communication is judged by the plain 10 % bar.",
+    "any run (False without a step ledger)",
+)
+def device_bound(ctx: Context) -> bool:
+    try:
+        return device_busy_share(ctx) >= DEVICE_BOUND
+    except Unavailable:
+        return False
+
+
 @fact(
     "comm.share",
     "ratio",
