@@ -169,7 +169,32 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     msc = c.get(f"/api/v1/runs/{runs['msc']}/communication").json["data"]
     assert msc["source"] == "hccl_raw"
     advice = c.get(f"/api/v1/runs/{runs['kineto/resnet50']}/advice").json["advice"]
-    assert any("window_ns" in ev for f in advice["findings"] for ev in f["evidence"])
+    ranges = [ev for f in advice["findings"] for ev in f["evidence"] if "window_ns" in ev]
+    assert ranges and any("event" in ev for ev in ranges) and all("tracks" in ev for ev in ranges)
+    msc = c.get(f"/api/v1/runs/{runs['msc']}/advice").json["advice"]
+    assert any("worker" in ev for f in msc["findings"] for ev in f["evidence"])
+
+
+def test_ranks_of_evidence_name_their_worker(served: Served) -> None:
+    """The MindSpore cluster run's rank and link evidence names the worker of its rank (the
+    cluster view's), whose communication holds the link: the link lands on that worker."""
+    c = served.client
+    runs = {r["name"]: r["id"] for r in c.get("/api/v1/runs").json["runs"]}
+    rid = runs["msc"]
+    workers = {r["rank"]: r["worker"] for r in c.get(f"/api/v1/runs/{rid}/cluster").json["stages"]}
+    assert len(workers) == 4
+    evidence = [ev for f in c.get(f"/api/v1/runs/{rid}/advice").json["advice"]["findings"]
+                for ev in f["evidence"]]  # fmt: skip
+    ranked = [ev for ev in evidence if "rank" in ev]
+    assert len(ranked) >= 8 and all(ev["worker"] == workers[ev["rank"]] for ev in ranked)
+    assert all("worker" not in ev for ev in evidence if "rank" not in ev)
+    links = [ev for ev in ranked if ev["page"] == "communication"]
+    assert links
+    for ev in links:
+        comm = c.get(f"/api/v1/runs/{rid}/communication", query_string={"worker": ev["worker"]})
+        text = str(comm.json["data"])
+        link, transport = ev["name"].split(" ")
+        assert link in text and transport in text, ev
 
 
 def test_run_summaries_are_declared(served: Served) -> None:
