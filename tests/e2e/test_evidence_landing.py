@@ -1,0 +1,146 @@
+"""Evidence that lands, in a real browser on the real Kineto ResNet-50 run: a click on an
+evidence item in the advisor sidebar opens the exact place.
+
+- A time range (a slow DataLoader call, a pageable copy) opens the timeline on that range,
+  highlighted (the orange strip on the time axis spans it to the pixel), with the track that
+  holds its device work wholly in view, the tracks marked, and its event selected.
+- An operator opens the Operators page with its row selected: highlighted and on screen.
+
+What the page must show is computed from the API's answers (the advice's `window_ns`,
+`tracks`, `event`; the timeline's tracks) and the track view's geometry, never copied from
+the page itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.e2e.browser import Tab
+from tests.e2e.conftest import Dashboard
+from tests.e2e.test_ledger_bar import advice
+from tests.e2e.test_timeline import AXIS_H, CANVAS, LABEL_W, query_of
+
+RUN = "kineto_gpu"
+#: MARK_COLORS.edge in ui/src/timeline/drawMark.ts: the axis strip and the range's edges
+EDGE_RGB = (214, 140, 0)
+#: the pixels of the axis strip (its 4 px under the axis line) whose colour is the edge's (drawn
+#: at 0.95 opacity: on white a blue of 13)
+STRIP_XS = """(canvas) => {
+  const ctx = canvas.getContext('2d'); const dpr = canvas.width / canvas.clientWidth;
+  const y = Math.round((%d - 2) * dpr);
+  const data = ctx.getImageData(0, y, canvas.width, 1).data; const xs = [];
+  for (let i = 0; i < canvas.width; i++) {
+    const [r, g, b] = [data[4 * i], data[4 * i + 1], data[4 * i + 2]];
+    if (Math.abs(r - %d) < 20 && Math.abs(g - %d) < 20 && Math.abs(b - %d) < 20) xs.push(i / dpr);
+  }
+  return xs;
+}""" % (AXIS_H, *EDGE_RGB)
+
+
+def ranges(dashboard: Dashboard) -> list[dict[str, Any]]:
+    return [
+        ev for f in advice(dashboard)["findings"] for ev in f["evidence"] if "window_ns" in ev
+    ]  # fmt: skip
+
+
+def tracks(dashboard: Dashboard) -> dict[int, dict[str, Any]]:
+    rid = dashboard.ids[RUN]
+    window = dashboard.server.get(f"/api/v1/runs/{rid}/timeline?max_items=10")["window"]
+    return {t["id"]: t for t in window["tracks"]}
+
+
+def click_evidence(tab: Tab, label: str) -> None:
+    """Click the sidebar's evidence link with exactly this label (from the overview)."""
+    link = tab.page.locator("[data-test=evidence]", has_text=label).first
+    link.scroll_into_view_if_needed()
+    link.click()
+
+
+def land_on_timeline(dashboard: Dashboard, tab: Tab, ev: dict[str, Any], shot: str) -> None:
+    page = tab.page
+    page.goto(dashboard.run_url(RUN))
+    page.locator("[data-test=evidence]").first.wait_for()
+    click_evidence(tab, ev["label"])
+    page.wait_for_url(re.compile(r"/timeline\?"))
+    a, b = ev["window_ns"]
+    q = query_of(page.url)
+    assert q["mark"] == f"{a}-{b}" and q["tracks"] == ",".join(map(str, ev["tracks"]))
+    canvas = page.locator(CANVAS)
+    page.wait_for_selector(f"{CANVAS}[data-rendered=true][data-mark='{a}-{b}']")
+    t0, t1 = int(q["t0"]), int(q["t1"])
+    page.wait_for_selector(f"{CANVAS}[data-window='{t0}-{t1}']")  # the exact window drawn
+    # the tracks holding its work are marked, and the first (the device's) is wholly in view
+    device = ev["tracks"][0]
+    assert tracks(dashboard)[device]["is_device"]
+    page.wait_for_function(
+        f"(c) => c.dataset.tracksInView.split(',').includes('{device}')", arg=canvas.element_handle()
+    )
+    assert canvas.get_attribute("data-marked-tracks") == q["tracks"]
+    # the range is highlighted where it is: the axis strip spans [a, b] on the canvas
+    box = canvas.bounding_box()
+    assert box is not None
+    width = box["width"] - LABEL_W
+    xs = canvas.evaluate(STRIP_XS)
+    assert xs, "no highlighted range on the axis"
+    left = LABEL_W + (a - t0) * width / (t1 - t0)
+    right = LABEL_W + (b - t0) * width / (t1 - t0)
+    assert abs(min(xs) - left) <= 2 and abs(max(xs) - right) <= 2, (min(xs), max(xs), left, right)
+    # the toolbar says so, and its event is selected: the details name it
+    assert page.locator("[data-test=timeline-mark]").is_visible()
+    if "event" in ev:
+        rid = dashboard.ids[RUN]
+        event = dashboard.server.get(f"/api/v1/runs/{rid}/timeline/event?index={ev['event']}")
+        details = page.locator(f"[data-test=event-details][data-index='{ev['event']}']")
+        details.wait_for()
+        assert event["event"]["name"][:30] in details.inner_text()
+    tab.shot(shot)
+
+
+def test_a_host_range_lands_with_the_device_track_in_view(dashboard: Dashboard, tab: Tab) -> None:
+    """A slow DataLoader call: the host's __next__, selected; the device's stream (idle then)
+    and the host thread both marked, both in view (they fit one screen)."""
+    ev = next(e for e in ranges(dashboard) if e["label"].startswith("DataLoader __next__"))
+    assert len(ev["tracks"]) == 2 and "event" in ev
+    land_on_timeline(dashboard, tab, ev, "evidence-timeline-dataloader")
+    shown = tab.page.locator(CANVAS).get_attribute("data-tracks-in-view") or ""
+    assert set(map(str, ev["tracks"])) <= set(shown.split(",")), shown
+    tab.assert_clean()
+
+
+def test_a_device_range_scrolls_its_stream_into_view(dashboard: Dashboard, tab: Tab) -> None:
+    """A pageable copy on a screen too short for the host threads above the device: the
+    copy's stream is scrolled into view (it is below the first screen before landing)."""
+    page = tab.page
+    page.set_viewport_size({"width": 1280, "height": 420})
+    ev = next(e for e in ranges(dashboard) if e["label"].startswith("Memcpy HtoD"))
+    land_on_timeline(dashboard, tab, ev, "evidence-timeline-memcpy-short-screen")
+    scrolled = page.locator("[data-test=track-view] .track-scroller").evaluate("(s) => s.scrollTop")
+    assert scrolled > 0, "the device stream was in view without scrolling: the test proves nothing"
+    tab.assert_clean()
+
+
+def test_an_operator_lands_on_its_selected_row(dashboard: Dashboard, tab: Tab) -> None:
+    page = tab.page
+    ops = [
+        ev for f in advice(dashboard)["findings"] for ev in f["evidence"]
+        if ev["page"] == "operators" and ev["kind"] == "operator"
+    ]  # fmt: skip
+    ev = ops[-1]  # the last one of the sidebar: the furthest down
+    page.goto(dashboard.run_url(RUN))
+    page.locator("[data-test=evidence]").first.wait_for()
+    click_evidence(tab, ev["label"])
+    page.wait_for_url(re.compile(r"/operators\?"))
+    assert query_of(page.url)["select"] == ev["name"]
+    row = page.locator("[data-test=operators-table] tr.selected-row")
+    row.first.wait_for()
+    assert row.count() == 1
+    assert row.locator("td").first.inner_text().strip() == ev["name"]
+    # on screen, and marked: the accent on its first cell, a tinted background
+    box = row.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800
+    cell = row.locator("td").first
+    assert "inset" in cell.evaluate("(td) => getComputedStyle(td).boxShadow")
+    assert cell.evaluate("(td) => getComputedStyle(td).backgroundColor") == "rgb(255, 244, 214)"
+    tab.shot("evidence-operator-row")
+    tab.assert_clean()
