@@ -26,16 +26,18 @@ RUN = "kineto_gpu"
 EDGE_RGB = (214, 140, 0)
 #: the pixels of the axis strip (its 4 px under the axis line) whose colour is the edge's (drawn
 #: at 0.95 opacity: on white a blue of 13)
-STRIP_XS = """(canvas) => {
+_R, _G, _B = EDGE_RGB
+STRIP_XS = f"""(canvas) => {{
   const ctx = canvas.getContext('2d'); const dpr = canvas.width / canvas.clientWidth;
-  const y = Math.round((%d - 2) * dpr);
+  const y = Math.round(({AXIS_H} - 2) * dpr);
   const data = ctx.getImageData(0, y, canvas.width, 1).data; const xs = [];
-  for (let i = 0; i < canvas.width; i++) {
+  for (let i = 0; i < canvas.width; i++) {{
     const [r, g, b] = [data[4 * i], data[4 * i + 1], data[4 * i + 2]];
-    if (Math.abs(r - %d) < 20 && Math.abs(g - %d) < 20 && Math.abs(b - %d) < 20) xs.push(i / dpr);
-  }
+    const near = Math.abs(r - {_R}) < 20 && Math.abs(g - {_G}) < 20 && Math.abs(b - {_B}) < 20;
+    if (near) xs.push(i / dpr);
+  }}
   return xs;
-}""" % (AXIS_H, *EDGE_RGB)
+}}"""
 
 
 def ranges(dashboard: Dashboard) -> list[dict[str, Any]]:
@@ -73,9 +75,8 @@ def land_on_timeline(dashboard: Dashboard, tab: Tab, ev: dict[str, Any], shot: s
     # the tracks holding its work are marked, and the first (the device's) is wholly in view
     device = ev["tracks"][0]
     assert tracks(dashboard)[device]["is_device"]
-    page.wait_for_function(
-        f"(c) => c.dataset.tracksInView.split(',').includes('{device}')", arg=canvas.element_handle()
-    )
+    in_view = f"(c) => c.dataset.tracksInView.split(',').includes('{device}')"
+    page.wait_for_function(in_view, arg=canvas.element_handle())
     assert canvas.get_attribute("data-marked-tracks") == q["tracks"]
     # the range is highlighted where it is: the axis strip spans [a, b] on the canvas
     box = canvas.bounding_box()
@@ -138,7 +139,7 @@ def test_an_operator_lands_on_its_selected_row(dashboard: Dashboard, tab: Tab) -
     assert row.locator("td").first.inner_text().strip() == ev["name"]
     # on screen, and marked: the accent on its first cell, a tinted background
     box = row.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800
     cell = row.locator("td").first
     assert "inset" in cell.evaluate("(td) => getComputedStyle(td).boxShadow")
     assert cell.evaluate("(td) => getComputedStyle(td).backgroundColor") == "rgb(255, 244, 214)"

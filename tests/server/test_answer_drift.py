@@ -59,9 +59,10 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "modules": [{}],
     "advice": [{}],
     "operators": [
-        {"group_by": g} for g in ("name", "name_input", "name_stack", "type", "instance")
+        *({"group_by": g} for g in ("name", "name_input", "name_stack", "type", "instance")),
+        {"focus": "aten::mm"},  # an evidence link's row: its page, and `focus_index`
     ],
-    "kernels": [{}, {"group_by": "name_op_launch"}],
+    "kernels": [{}, {"group_by": "name_op_launch"}, {"focus": "no such kernel"}],
     "aicpu": [{}],
     "dynamic-shape": [{}],
     "perf-model": [{}],
