@@ -4,7 +4,8 @@ evidence item in the advisor sidebar opens the exact place.
 - A time range (a slow DataLoader call, a pageable copy) opens the timeline on that range,
   highlighted (the orange strip on the time axis spans it to the pixel), with the track that
   holds its device work wholly in view, the tracks marked, and its event selected.
-- An operator opens the Operators page with its row selected: highlighted and on screen.
+- An operator opens the Operators page on the page that holds its row, the row selected:
+  highlighted and on screen among the others.
 
 What the page must show is computed from the API's answers (the advice's `window_ns`,
 `tracks`, `event`; the timeline's tracks) and the track view's geometry, never copied from
@@ -121,27 +122,58 @@ def test_a_device_range_scrolls_its_stream_into_view(dashboard: Dashboard, tab: 
     tab.assert_clean()
 
 
+def selected_row(tab: Tab, name: str) -> Any:
+    """The one selected row of the operators table, once drawn: that operator's, on screen,
+    marked (the accent on its first cell, a tinted background)."""
+    row = tab.page.locator("[data-test=operators-table] tr.selected-row")
+    row.first.wait_for()
+    assert row.count() == 1
+    assert row.locator("td").first.inner_text().strip() == name
+    on_screen = "(r) => { const b = r.getBoundingClientRect(); return b.top >= 0 && " \
+        "b.bottom <= innerHeight }"  # fmt: skip
+    tab.page.wait_for_function(on_screen, arg=row.element_handle())
+    cell = row.locator("td").first
+    assert "inset" in cell.evaluate("(td) => getComputedStyle(td).boxShadow")
+    assert cell.evaluate("(td) => getComputedStyle(td).backgroundColor") == "rgb(255, 244, 214)"
+    return row
+
+
+def shown_names(tab: Tab) -> list[str]:
+    cells = tab.page.locator("[data-test=operators-table] .el-table__body tr > td:nth-child(1)")
+    return [t.strip() for t in cells.all_inner_texts()]
+
+
 def test_an_operator_lands_on_its_selected_row(dashboard: Dashboard, tab: Tab) -> None:
+    """The operator furthest down the table: its row among the others, scrolled into view
+    (below the pie, off the first screen), highlighted; with 10 rows a page, the page that
+    holds it (the server's `focus`), not the first."""
     page = tab.page
+    rid = dashboard.ids[RUN]
+    table = dashboard.server.get(f"/api/v1/runs/{rid}/operators?limit=1000")["rows"]
+    position = {r["name"]: i for i, r in reversed(list(enumerate(table)))}
     ops = [
         ev for f in advice(dashboard)["findings"] for ev in f["evidence"]
         if ev["page"] == "operators" and ev["kind"] == "operator"
     ]  # fmt: skip
-    ev = ops[-1]  # the last one of the sidebar: the furthest down
+    ev = max(ops, key=lambda e: position[e["name"]])
+    at = position[ev["name"]]
+    assert 10 <= at < 20, at  # page 1 of 20 rows, page 2 of 10
     page.goto(dashboard.run_url(RUN))
     page.locator("[data-test=evidence]").first.wait_for()
     click_evidence(tab, ev["label"])
     page.wait_for_url(re.compile(r"/operators\?"))
     assert query_of(page.url)["select"] == ev["name"]
-    row = page.locator("[data-test=operators-table] tr.selected-row")
-    row.first.wait_for()
-    assert row.count() == 1
-    assert row.locator("td").first.inner_text().strip() == ev["name"]
-    # on screen, and marked: the accent on its first cell, a tinted background
-    box = row.bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800
-    cell = row.locator("td").first
-    assert "inset" in cell.evaluate("(td) => getComputedStyle(td).boxShadow")
-    assert cell.evaluate("(td) => getComputedStyle(td).backgroundColor") == "rgb(255, 244, 214)"
+    selected_row(tab, ev["name"])
+    assert shown_names(tab) == [r["name"] for r in table[:20]]  # among the others
+    # it was below the first screen (under the pie): the page's content scrolled to it
+    assert page.locator(".run-content").evaluate("(e) => e.scrollTop") > 0
     tab.shot("evidence-operator-row")
+    # 10 rows a page (a size the person chose): the link opens the page that holds the row
+    page.goto(f"{page.url}&size=10")
+    page.wait_for_url(re.compile(r"[?&]page=2(&|$)"))
+    selected_row(tab, ev["name"])
+    assert shown_names(tab) == [r["name"] for r in table[10:20]]
+    active = page.locator("[data-test=operators-table] .el-pager li.is-active")
+    assert active.inner_text() == "2"
+    tab.shot("evidence-operator-row-page-2")
     tab.assert_clean()

@@ -3,8 +3,8 @@
  * that page on the exact item. A time range opens the timeline on it (`t0`/`t1`, with a
  * margin), highlighted (`mark`), with the tracks that hold its work (`tracks`, the server's
  * `tracks`: the device's first) scrolled into view and its event selected (`event`). An
- * operator, kernel or type opens its table searched for it with its row selected (`select`),
- * a perf-model operator its row on the Roofline page; a step, rank or link is chosen on its
+ * operator, kernel or type opens its table on the page that holds its row, the row selected
+ * (`select`), a perf-model operator its rows on the Roofline page; a step, rank or link is chosen on its
  * page, a link on the worker of its rank (the server's `worker`). Pure, so the mapping is
  * unit-tested without a browser.
  */
@@ -49,16 +49,10 @@ export function evidenceRoute(
     if (ev.event !== undefined && ev.event !== null) query.event = String(ev.event)
   } else if (page === 'operators' && ev.kind === 'operator_type' && ev.name) {
     query.group = 'type' // a type: its row in the by-type view
-    query.search = ev.name
     query.select = ev.name
-  } else if (page === 'operators' && ev.name) {
-    query.search = `"${ev.name}"` // one operator's name: that name only (not aten::add_ for aten::add)
-    query.select = ev.name
-  } else if (page === 'kernels' && ev.name) {
-    query.search = `"${ev.name}"`
-    query.select = ev.name
-  } else if (page === 'roofline' && ev.name) {
-    query.ssearch = `"${ev.name}"` // the shapes table's rows of that operator, selected
+  } else if ((page === 'operators' || page === 'kernels' || page === 'roofline') && ev.name) {
+    // its row among the others, on the page that holds it (operators, kernels: the server
+    // answers that page for `focus`; the roofline's rows are paged here)
     query.select = ev.name
   } else if (page === 'modules' && ev.name) {
     query.search = ev.name

@@ -21,12 +21,12 @@ describe('evidenceRoute', () => {
     })
   })
 
-  it('opens an operator by its exact name, and an operator type in the type view', () => {
+  it('opens an operator on its row by name, and an operator type in the type view', () => {
     expect(evidenceRoute({ kind: 'operator', label: 'x', page: 'operators', name: 'aten::add' }, 'r')).toEqual({
-      name: 'operators', params: { run: 'r' }, query: { search: '"aten::add"', select: 'aten::add' },
+      name: 'operators', params: { run: 'r' }, query: { select: 'aten::add' },
     })
     expect(evidenceRoute({ kind: 'operator_type', label: 'x', page: 'operators', name: 'MatMul' }, 'r')).toEqual({
-      name: 'operators', params: { run: 'r' }, query: { group: 'type', search: 'MatMul', select: 'MatMul' },
+      name: 'operators', params: { run: 'r' }, query: { group: 'type', select: 'MatMul' },
     })
   })
 

@@ -9,7 +9,7 @@ import type { Evidence } from '@/api/types'
 import { rankPageOf } from '@/components/stages/cluster'
 import { filterRows } from '@/components/perf/roofline'
 import type { PerfRow } from '@/api/perf'
-import { parseSelect, rowSelector } from '@/components/tables/selectRow'
+import { focusedPage, focusKey, pageOfRow, parseSelect, rowSelector } from '@/components/tables/selectRow'
 import { evidenceRoute } from '@/evidence'
 import { scrollToShow, tracksInView } from '@/timeline/landing'
 import { GEOMETRY, layoutTracks } from '@/timeline/layout'
@@ -113,15 +113,32 @@ describe('scrolling the tracks into view', () => {
 })
 
 describe('table landing', () => {
-  it('selects the operator, kernel or type the evidence names, and searches it exactly', () => {
+  it('selects the operator, kernel or type the evidence names, among the other rows', () => {
     const op = queryOf({ kind: 'operator', label: 'x', page: 'operators', name: 'aten::add' }, { worker: 'w' })
-    expect(op).toEqual({ worker: 'w', search: '"aten::add"', select: 'aten::add' })
+    expect(op).toEqual({ worker: 'w', select: 'aten::add' })
     const type = queryOf({ kind: 'operator_type', label: 'x', page: 'operators', name: 'MatMul' })
-    expect(type).toEqual({ group: 'type', search: 'MatMul', select: 'MatMul' })
+    expect(type).toEqual({ group: 'type', select: 'MatMul' })
     const kernel = queryOf({ kind: 'kernel', label: 'x', page: 'kernels', name: 'sgemm_128' })
-    expect(kernel).toEqual({ search: '"sgemm_128"', select: 'sgemm_128' })
+    expect(kernel).toEqual({ select: 'sgemm_128' })
     const roof = queryOf({ kind: 'operator', label: 'x', page: 'roofline', name: 'aten::mm', window_ns: [1, 2] })
-    expect(roof).toEqual({ ssearch: '"aten::mm"', select: 'aten::mm' })
+    expect(roof).toEqual({ select: 'aten::mm' })
+  })
+
+  it('asks the server for the page of the selected row until a page is chosen', () => {
+    expect(focusKey('aten::mm', false)).toBe('aten::mm')
+    expect(focusKey('aten::mm', true)).toBeUndefined() // the person paged on
+    expect(focusKey('aten::mm', false, true)).toBeUndefined() // per call: no key
+    expect(focusKey('', false)).toBeUndefined()
+    expect(focusedPage({ offset: 40, limit: 20, focus_index: 3 })).toBe(3)
+    expect(focusedPage({ offset: 0, limit: 20, focus_index: 0 })).toBe(1)
+    expect(focusedPage({ offset: 40, limit: 20, focus_index: null })).toBeNull()
+    expect(focusedPage({ offset: 40, limit: 20 })).toBeNull()
+  })
+
+  it('finds the page of the selected row in a table paged here (the roofline)', () => {
+    const rows = Array.from({ length: 25 }, (_, i) => ({ name: i === 21 ? 'aten::mm' : `op${i}` }))
+    expect(pageOfRow(rows, rowSelector<{ name: string }>('aten::mm', 'name')!, 10)).toBe(3)
+    expect(pageOfRow(rows, rowSelector<{ name: string }>('nope', 'name')!, 10)).toBeNull()
   })
 
   it('highlights exactly the rows whose key is the selected name', () => {

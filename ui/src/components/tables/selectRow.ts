@@ -18,3 +18,23 @@ export function rowSelector<Row extends object>(select: string, key: string): ((
   if (!select) return undefined
   return (row) => (row as Record<string, unknown>)[key] === select
 }
+
+/**
+ * The row key to send as `focus` (the server answers the page that holds that row): the
+ * selected name until a page is chosen in the URL (then the person pages on); none per call.
+ */
+export function focusKey(select: string, pageInQuery: boolean, perCall = false): string | undefined {
+  return select && !pageInQuery && !perCall ? select : undefined
+}
+
+/** The page (1-based) of an answer that found the focused row; null if it found none. */
+export function focusedPage(answer: { offset: number; limit: number; focus_index?: number | null }): number | null {
+  if (answer.focus_index === undefined || answer.focus_index === null || answer.limit < 1) return null
+  return Math.floor(answer.offset / answer.limit) + 1
+}
+
+/** The page (1-based, `size` rows a page) of the first row `selected` says yes to; null if none. */
+export function pageOfRow<Row>(rows: Row[], selected: (row: Row) => boolean, size: number): number | null {
+  const at = rows.findIndex(selected)
+  return at < 0 || size < 1 ? null : Math.floor(at / size) + 1
+}
