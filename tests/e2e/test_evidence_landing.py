@@ -177,3 +177,28 @@ def test_an_operator_lands_on_its_selected_row(dashboard: Dashboard, tab: Tab) -
     assert active.inner_text() == "2"
     tab.shot("evidence-operator-row-page-2")
     tab.assert_clean()
+
+
+def test_the_mark_chip_in_chinese_goes_back_to_the_range_and_clears_it(
+    dashboard: Dashboard, tab: Tab
+) -> None:
+    page = tab.page
+    page.goto(dashboard.url)
+    page.evaluate("localStorage.setItem('mindinsight.locale', 'zh')")
+    ev = next(e for e in ranges(dashboard) if e["label"].startswith("DataLoader __next__"))
+    a, b = ev["window_ns"]
+    page.goto(dashboard.run_url(RUN, "timeline", f"mark={a}-{b}&tracks=" + ",".join(
+        map(str, ev["tracks"]))))  # fmt: skip
+    page.wait_for_selector(f"{CANVAS}[data-rendered=true][data-mark='{a}-{b}']")
+    chip = page.locator("[data-test=timeline-mark-show]")
+    assert chip.inner_text().startswith("证据")
+    tab.shot("evidence-timeline-mark-zh")
+    # no window in the link: the whole trace; the chip zooms to the range (with its margin)
+    chip.click()
+    pad = max(round((b - a) * 0.05), 1000)
+    page.wait_for_url(re.compile(rf"t0={a - pad}&t1={b + pad}|t1={b + pad}.*t0={a - pad}"))
+    page.locator("[data-test=timeline-mark-clear]").click()
+    page.wait_for_function("() => !location.search.includes('mark=')")
+    page.wait_for_selector(f"{CANVAS}[data-mark='']")
+    assert "tracks=" not in page.url
+    tab.assert_clean()
