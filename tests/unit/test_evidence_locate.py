@@ -24,6 +24,7 @@ ROWS = [
     (S7, 20, 60, "Memcpy HtoD", Kind.MEMCPY, -1),
     (S7, 80, 95, "gemm", Kind.KERNEL, -1),
     (S8, 30, 50, "relu", Kind.KERNEL, -1),
+    (HOST, 200, 210, "cudaLaunchKernel", Kind.RUNTIME, -1),  # the range of "late", on the host
     (S9, 200, 210, "late", Kind.KERNEL, -1),
     (HOST, 300, 400, "DataLoader.__next__", Kind.CPU_OP, -1),
 ]
@@ -47,6 +48,8 @@ def test_exact_range_is_the_named_event_else_device_work_else_outermost() -> Non
     assert loc.event(10, 40, "aten::_to_copy") == 2  # the name wins over the outer op
     assert loc.event(10, 40, None) == 1  # no name: the outermost
     assert loc.event(20, 60, "aten::copy_") == 3  # the copy on the device, named by its op
+    assert loc.event(200, 210) == 7  # no name: the device's kernel, not the host's call
+    assert loc.event(200, 210, "cudaLaunchKernel") == 6
     assert loc.event(60, 80) is None  # a gap is no event
     assert loc.event(10, 41) is None  # exact only
 
@@ -68,5 +71,5 @@ def test_place_puts_a_device_event_first_and_a_host_event_last() -> None:
     op = loc.place(10, 40, "aten::copy_")  # the host op: the devices' streams, then its thread
     assert op.event == 1 and op.tracks == [S7, S8, HOST]
     loader = loc.place(300, 400, "DataLoader.__next__")
-    assert loader.event == 7 and loader.tracks == [S9, HOST]
+    assert loader.event == 8 and loader.tracks == [S9, HOST]
     assert len(loc.place(0, 100).tracks) <= MAX_TRACKS
