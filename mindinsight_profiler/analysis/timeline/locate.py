@@ -60,12 +60,12 @@ class EvidenceLocator:
         self._tracks: list[_DeviceTrack] = []
         on_device = work & np.isin(ev["track"], np.asarray(device_ids, dtype=np.int64))
         rows = np.flatnonzero(on_device)
-        track_of = ev["track"][rows]
-        for t in np.unique(track_of).tolist():
-            mine = rows[track_of == t]
-            order = np.argsort(ev["start_ns"][mine], kind="stable")
-            start = ev["start_ns"][mine][order]
-            end = ev["end_ns"][mine][order]
+        # by (track, start): each track's work is one slice, found without a scan per track
+        rows = rows[np.lexsort((ev["start_ns"][rows], ev["track"][rows]))]
+        tracks, first = np.unique(ev["track"][rows], return_index=True)
+        for t, a, b in zip(tracks.tolist(), first.tolist(), [*first[1:].tolist(), len(rows)],
+                           strict=True):  # fmt: skip
+            start, end = ev["start_ns"][rows[a:b]], ev["end_ns"][rows[a:b]]
             self._tracks.append(_DeviceTrack(int(t), start, end, np.maximum.accumulate(end)))
 
     def event(self, start_ns: int, end_ns: int, name: str | None = None) -> int | None:
