@@ -30,10 +30,10 @@ ROWS = [
 ]
 
 
-def trace() -> Trace:
+def trace(rows: list[tuple[int, int, int, str, Kind, int]] = ROWS) -> Trace:
     strings = StringTable()
-    ev = empty_columns(EVENT_COLUMNS, len(ROWS))
-    for i, (track, start, end, name, kind, parent) in enumerate(ROWS):
+    ev = empty_columns(EVENT_COLUMNS, len(rows))
+    for i, (track, start, end, name, kind, parent) in enumerate(rows):
         ev["track"][i], ev["start_ns"][i], ev["end_ns"][i] = track, start, end
         ev["name"][i], ev["kind"][i], ev["parent"][i] = strings.intern(name), kind, parent
     tracks = [Track("1", "main", "host", "main")] + [
@@ -73,3 +73,13 @@ def test_place_puts_a_device_event_first_and_a_host_event_last() -> None:
     loader = loc.place(300, 400, "DataLoader.__next__")
     assert loader.event == 8 and loader.tracks == [S9, HOST]
     assert len(loc.place(0, 100).tracks) <= MAX_TRACKS
+
+
+def test_a_trace_without_device_work_names_the_host_track_only() -> None:
+    """A CPU-only trace (torch on CPU): no device track to show, the event's own thread."""
+    host_only = [r for r in ROWS if r[0] == HOST]
+    loc = EvidenceLocator(trace(host_only))
+    assert loc.device_tracks(0, 1000) == []
+    place = loc.place(300, 400, "DataLoader.__next__")
+    assert place.tracks == [HOST] and host_only[place.event][3] == "DataLoader.__next__"
+    assert loc.place(500, 600).tracks == [] and loc.place(500, 600).event is None

@@ -63,8 +63,8 @@ class EvidenceLocator:
         # by (track, start): each track's work is one slice, found without a scan per track
         rows = rows[np.lexsort((ev["start_ns"][rows], ev["track"][rows]))]
         tracks, first = np.unique(ev["track"][rows], return_index=True)
-        for t, a, b in zip(tracks.tolist(), first.tolist(), [*first[1:].tolist(), len(rows)],
-                           strict=True):  # fmt: skip
+        ends = np.append(first[1:], len(rows)) if len(rows) else first
+        for t, a, b in zip(tracks.tolist(), first.tolist(), ends.tolist(), strict=True):
             start, end = ev["start_ns"][rows[a:b]], ev["end_ns"][rows[a:b]]
             self._tracks.append(_DeviceTrack(int(t), start, end, np.maximum.accumulate(end)))
 
