@@ -5,9 +5,9 @@ The advice is the advisor's own document (`advisor.model.Advice`, also what
 server adds where each evidence item lands, so only that is declared again: a time range
 gets `window_ns` (relative to the timeline's origin: the API's times are relative, the
 CLI's absolute), the timeline `event` that is the range and the `tracks` holding its work
-(`analysis/timeline/locate.py`); a rank gets the `worker` holding it. All optional: a
-client that knows none of them still gets the advisor's fields. The findings are cut to
-`min_severity`.
+(`analysis/timeline/locate.py`, added by `server/routes/places.py`); a rank gets the
+`worker` holding it. All optional: a client that knows none of them still gets the
+advisor's fields. The findings are cut to `min_severity`.
 """
 
 from __future__ import annotations

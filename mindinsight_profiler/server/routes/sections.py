@@ -19,11 +19,11 @@ from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.steps.fpbp_points import has_point_operator
 from mindinsight_profiler.analysis.steps.stages import STEP_TABLE
 from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
-from mindinsight_profiler.analysis.timeline.locate import EvidenceLocator
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.routes.places import add_places, add_workers
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("sections", __name__)
@@ -259,47 +259,8 @@ def advice(run: str, p: dict[str, Any]) -> dict[str, Any]:
         found, findings=[f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
     )
     doc = msgspec.to_builtins(shown)
-    _add_places(doc["findings"], target)
-    _add_workers(doc["findings"], run, p.get("span"))
+    add_places(doc["findings"], target)
+    add_workers(
+        doc["findings"], lambda: access.run_view(run, p.get("span"), "cluster", _cluster_view)
+    )
     return {**target.where(), "advice": doc}
-
-
-def _add_places(findings: list[dict[str, Any]], target: access.Target) -> None:
-    """Give each time-range evidence where it lands on the timeline: `window_ns` (relative to
-    the timeline's origin), the `event` that is the range and the `tracks` that hold its work.
-
-    Evidence keeps absolute trace ns (as the CLI prints it); epoch nanoseconds do not survive
-    a browser's doubles, and the timeline API takes times from the trace's origin. The
-    locator is built once per trace (`analysis/timeline/locate.py`).
-    """
-    ranges = [ev for f in findings for ev in f["evidence"] if "start_ns" in ev and "end_ns" in ev]
-    if not ranges:
-        return
-    zero = access.origin_ns(target)
-    memo = access.derived(target, "evidence_locator")
-    if "locator" not in memo:
-        memo["locator"] = EvidenceLocator(access.trace(target))
-    locator: EvidenceLocator = memo["locator"]
-    for ev in ranges:
-        ev["window_ns"] = [ev["start_ns"] - zero, ev["end_ns"] - zero]
-        place = locator.place(ev["start_ns"], ev["end_ns"], ev.get("name"))
-        if place.event is not None:
-            ev["event"] = place.event
-        if place.tracks:
-            ev["tracks"] = place.tracks
-
-
-def _add_workers(findings: list[dict[str, Any]], run: str, span: str | None) -> None:
-    """Give each evidence that names a rank the `worker` holding that rank (the cluster
-    view's, so the link opens that worker's communication or timeline); none if unknown."""
-    ranked = [ev for f in findings for ev in f["evidence"] if ev.get("rank") is not None]
-    if not ranked:
-        return
-    try:
-        view = access.run_view(run, span, "cluster", _cluster_view)
-    except ApiError:  # a rank's report not ready: the evidence still names the rank
-        return
-    workers = {r["rank"]: r["worker"] for r in view["stages"] if r.get("worker")}
-    for ev in ranked:
-        if ev["rank"] in workers:
-            ev["worker"] = workers[ev["rank"]]
