@@ -59,7 +59,22 @@ class PageQuery(Query):
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1))
 
 
+#: Longest row key `focus` takes (a MindSpore scope name runs to a few hundred characters).
+MAX_FOCUS = 1000
+
+
+def _focus() -> fields.String:
+    return fields.String(
+        validate=validate.Length(min=1, max=MAX_FOCUS),
+        metadata={
+            "description": "a row's key (its name; its type by type), exactly: the page that "
+            "holds it is answered (`offset` moved) and `focus_index` is its index there"
+        },
+    )
+
+
 class OperatorQuery(PageQuery):
+    focus = _focus()
     group_by = fields.String(
         load_default="name",
         validate=validate.OneOf((*OPERATOR_GROUPS, "type", "instance")),
@@ -72,6 +87,7 @@ class OperatorQuery(PageQuery):
 
 
 class KernelQuery(PageQuery):
+    focus = _focus()
     group_by = fields.String(load_default="name", validate=validate.OneOf(KERNEL_GROUPS))
 
 
@@ -344,6 +360,7 @@ class KernelPage(Page):
     matching row."""
 
     sums = fields.Dict(keys=fields.String(), values=fields.Float())
+    focus_index = fields.Integer(allow_none=True)
 
 
 class TablePage(KernelPage):

@@ -95,7 +95,7 @@ def test_evidence_opens_the_page_and_place_it_names(dashboard: Dashboard, tab: T
     assert int(query["t0"][0]) <= start < end <= int(query["t1"][0])
     assert int(query["t1"][0]) - int(query["t0"][0]) <= 1.2 * (end - start) + 2000
     assert page.locator("[data-test=nav-timeline]").get_attribute("class").count("is-active")
-    # an operator opens the operator table searched for exactly its name
+    # an operator opens the operator table on its row, selected
     page.go_back()
     page.wait_for_url(re.compile(r"/overview"))
     operators = [i for i, (p, _) in enumerate(evidence_links(tab)) if p == "operators"]
@@ -104,20 +104,17 @@ def test_evidence_opens_the_page_and_place_it_names(dashboard: Dashboard, tab: T
     name = link.inner_text()
     link.click()
     page.wait_for_url(re.compile(r"/operators\?"))
-    searched = parse_qs(urlparse(page.url).query)["search"][0]
+    selected = parse_qs(urlparse(page.url).query)["select"][0]
     op_names = [
         ev["name"] for f in expected["findings"] for ev in f["evidence"]
         if ev.get("page") == "operators" and ev["kind"] == "operator"
     ]  # fmt: skip
-    assert searched.startswith('"') and searched.endswith('"')
-    assert searched[1:-1] in op_names and searched[1:-1] in name
+    assert selected in op_names and selected in name
     root = page.locator("[data-test=operators-table]")
-    root.locator(".el-table__body tr").first.wait_for()
+    root.locator(".el-table__body tr.selected-row").first.wait_for()
     page.wait_for_selector("[data-state=ready]")
-    shown = [
-        t.strip() for t in root.locator(".el-table__body tr > td:nth-child(1)").all_inner_texts()
-    ]
-    assert shown == [searched[1:-1]]  # one row: that operator, not names containing it
+    shown = root.locator(".el-table__body tr.selected-row > td:nth-child(1)").all_inner_texts()
+    assert [t.strip() for t in shown] == [selected]  # that operator, not names containing it
     tab.assert_clean()
 
 

@@ -90,19 +90,25 @@ def group_alive(pgid: int) -> bool:
 
 
 def without_windows(advice: dict[str, Any]) -> dict[str, Any]:
-    """The served advice less the `window_ns` the API adds to time ranges (the CLI has none).
+    """The served advice less what the API adds to say where evidence lands (the CLI has
+    none): `window_ns`, `event` and `tracks` of time ranges, `worker` of ranks.
 
     Each window must be the range moved to a common origin: every range shifted by the same
-    amount, so the timeline opens exactly the range the CLI names.
+    amount, so the timeline opens exactly the range the CLI names. Events and tracks come
+    only with a range, a worker only with a rank.
     """
     shifts = set()
     for finding in advice["findings"]:
         for ev in finding["evidence"]:
             window = ev.pop("window_ns", None)
+            event, tracks = ev.pop("event", None), ev.pop("tracks", None)
             if "start_ns" in ev:
                 assert window is not None and window[1] - window[0] == ev["end_ns"] - ev["start_ns"]
                 shifts.add(ev["start_ns"] - window[0])
             else:
-                assert window is None
+                assert window is None and event is None and tracks is None
+            assert tracks is None or (tracks and all(isinstance(t, int) for t in tracks))
+            if ev.pop("worker", None) is not None:
+                assert ev.get("rank") is not None
     assert len(shifts) <= 1, shifts
     return advice

@@ -59,9 +59,10 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "modules": [{}],
     "advice": [{}],
     "operators": [
-        {"group_by": g} for g in ("name", "name_input", "name_stack", "type", "instance")
+        *({"group_by": g} for g in ("name", "name_input", "name_stack", "type", "instance")),
+        {"focus": "aten::mm"},  # an evidence link's row: its page, and `focus_index`
     ],
-    "kernels": [{}, {"group_by": "name_op_launch"}],
+    "kernels": [{}, {"group_by": "name_op_launch"}, {"focus": "no such kernel"}],
     "aicpu": [{}],
     "dynamic-shape": [{}],
     "perf-model": [{}],
@@ -169,7 +170,31 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     msc = c.get(f"/api/v1/runs/{runs['msc']}/communication").json["data"]
     assert msc["source"] == "hccl_raw"
     advice = c.get(f"/api/v1/runs/{runs['kineto/resnet50']}/advice").json["advice"]
-    assert any("window_ns" in ev for f in advice["findings"] for ev in f["evidence"])
+    ranges = [ev for f in advice["findings"] for ev in f["evidence"] if "window_ns" in ev]
+    assert ranges and any("event" in ev for ev in ranges) and all("tracks" in ev for ev in ranges)
+    msc = c.get(f"/api/v1/runs/{runs['msc']}/advice").json["advice"]
+    assert any("worker" in ev for f in msc["findings"] for ev in f["evidence"])
+
+
+def test_ranks_of_evidence_name_their_worker(served: Served) -> None:
+    """The MindSpore cluster run's rank and link evidence names the worker of its rank (the
+    cluster view's), whose communication holds the link: the link lands on that worker."""
+    c = served.client
+    runs = {r["name"]: r["id"] for r in c.get("/api/v1/runs").json["runs"]}
+    rid = runs["msc"]
+    workers = {r["rank"]: r["worker"] for r in c.get(f"/api/v1/runs/{rid}/cluster").json["stages"]}
+    assert len(workers) == 4
+    evidence = [ev for f in c.get(f"/api/v1/runs/{rid}/advice").json["advice"]["findings"]
+                for ev in f["evidence"]]  # fmt: skip
+    ranked = [ev for ev in evidence if "rank" in ev]
+    assert len(ranked) >= 8 and all(ev["worker"] == workers[ev["rank"]] for ev in ranked)
+    assert all("worker" not in ev for ev in evidence if "rank" not in ev)
+    links = [ev for ev in ranked if ev["page"] == "communication"]
+    assert links
+    for ev in links:  # the page lists `link transport` (ui/src/components/stages/comm.ts)
+        comm = c.get(f"/api/v1/runs/{rid}/communication", query_string={"worker": ev["worker"]})
+        keys = {f"{x['link']} {x['transport']}" for x in comm.json["data"]["links"]}
+        assert ev["name"] in keys, (ev, keys)
 
 
 def test_run_summaries_are_declared(served: Served) -> None:

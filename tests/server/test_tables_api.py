@@ -130,3 +130,41 @@ def test_instances_of_an_input_that_records_them_as_a_table(api: Api) -> None:
     assert api.get("ms", "operators", group_by="instance", sort="host_self_us")["total"] == len(
         every
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "key"),
+    [
+        ("operators", {}, "name"),
+        ("operators", {"group_by": "type"}, "type"),
+        ("kernels", {}, "name"),
+    ],
+)
+def test_focus_answers_the_page_that_holds_the_row(
+    api: Api, path: str, params: dict[str, Any], key: str
+) -> None:
+    """An evidence link's row (`focus`, its key exactly) lands on the page that holds it,
+    sorted as asked; a key no row has leaves the page asked for, with `focus_index` null."""
+    every = api.get("kineto", path, limit=1000, **params)["rows"]
+    assert len(every) > 25
+    for at in (0, 7, 23, len(every) - 1):
+        name = every[at][key]
+        first = next(i for i, r in enumerate(every) if r[key] == name)  # by name+... repeats
+        page = api.get("kineto", path, limit=10, focus=name, **params)
+        assert page["offset"] == first - first % 10 and page["focus_index"] == first % 10
+        assert page["rows"][page["focus_index"]][key] == name
+        assert page["rows"] == every[page["offset"] : page["offset"] + 10]
+    missing = api.get("kineto", path, limit=10, offset=10, focus="no such row", **params)
+    assert missing["focus_index"] is None and missing["offset"] == 10
+    assert "focus_index" not in api.get("kineto", path, limit=10, **params)
+    # a name is matched whole: its first characters are no row's key here
+    part = api.get("kineto", path, limit=10, focus=every[0][key][:-1], **params)
+    assert part["focus_index"] is None
+
+
+def test_focus_is_refused_per_call(api: Api) -> None:
+    response = api.client.get(
+        f"/api/v1/runs/{api.id['kineto']}/operators",
+        query_string={"group_by": "instance", "focus": "aten::mm"},
+    )
+    assert response.status_code == 400 and response.json["error"]["parameter"] == "focus"

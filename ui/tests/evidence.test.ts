@@ -11,24 +11,22 @@ describe('evidenceRoute', () => {
     )
     expect(route).toEqual({
       name: 'timeline', params: { run: 'abc' },
-      query: { worker: 'rank1', t0: '1950000', t1: '3050000' },
+      query: { worker: 'rank1', t0: '1950000', t1: '3050000', mark: '2000000-3000000' },
     })
   })
 
-  it('searches the kernel or module it names', () => {
-    for (const page of ['kernels', 'modules']) {
-      expect(evidenceRoute({ kind: 'kernel', label: 'x', page, name: 'aten::mm' }, 'r')).toEqual({
-        name: page, params: { run: 'r' }, query: { search: 'aten::mm' },
-      })
-    }
+  it('searches the module it names', () => {
+    expect(evidenceRoute({ kind: 'kernel', label: 'x', page: 'modules', name: 'Linear' }, 'r')).toEqual({
+      name: 'modules', params: { run: 'r' }, query: { search: 'Linear' },
+    })
   })
 
-  it('opens an operator by its exact name, and an operator type in the type view', () => {
+  it('opens an operator on its row by name, and an operator type in the type view', () => {
     expect(evidenceRoute({ kind: 'operator', label: 'x', page: 'operators', name: 'aten::add' }, 'r')).toEqual({
-      name: 'operators', params: { run: 'r' }, query: { search: '"aten::add"' },
+      name: 'operators', params: { run: 'r' }, query: { select: 'aten::add' },
     })
     expect(evidenceRoute({ kind: 'operator_type', label: 'x', page: 'operators', name: 'MatMul' }, 'r')).toEqual({
-      name: 'operators', params: { run: 'r' }, query: { group: 'type', search: 'MatMul' },
+      name: 'operators', params: { run: 'r' }, query: { group: 'type', select: 'MatMul' },
     })
   })
 
@@ -47,6 +45,7 @@ describe('evidenceRoute', () => {
   it('links nowhere for a metric without a page or a timeline range without a window', () => {
     expect(evidenceRoute({ kind: 'metric', label: 'm', page: '' }, 'r')).toBeNull()
     expect(evidenceRoute({ kind: 'time_range', label: 't', page: 'timeline', start_ns: 1, end_ns: 2 }, 'r')).toBeNull()
+    expect(evidenceRoute({ kind: 'metric', label: 'm', page: 'nowhere', name: 'x' }, 'r')).toBeNull()
   })
 
   it('sends a bare time range to the timeline', () => {

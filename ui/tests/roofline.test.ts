@@ -176,10 +176,13 @@ describe('links of a row', () => {
   it('opens the longest call on the timeline with a margin, and the exact name on the Operators page', () => {
     const r = row({ longest_call_ns: [2_000_000, 3_000_000] })
     expect(timelineRoute(r, 'run', { worker: 'w' })).toEqual({
-      name: 'timeline', params: { run: 'run' }, query: { worker: 'w', t0: '1950000', t1: '3050000' },
+      name: 'timeline', params: { run: 'run' },
+      query: { worker: 'w', t0: '1950000', t1: '3050000', mark: '2000000-3000000' },
     })
     expect(timelineRoute(row({ longest_call_ns: [] }), 'run', {})).toBeNull()
-    expect(operatorRoute(r, 'run', {})).toEqual({ name: 'operators', params: { run: 'run' }, query: { search: '"aten::mm"' } })
+    expect(operatorRoute(r, 'run', {})).toEqual({
+      name: 'operators', params: { run: 'run' }, query: { search: '"aten::mm"', select: 'aten::mm' },
+    })
   })
 
   it('opens a kernel on the Kernels page: its exact name, or the start of one longer than a search', () => {

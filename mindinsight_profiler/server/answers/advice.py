@@ -2,9 +2,12 @@
 
 The advice is the advisor's own document (`advisor.model.Advice`, also what
 `mindinsight advise --format json` prints, `docs/advice.schema.json`), reused here; the
-server adds one thing, so only that is declared again: each time-range evidence gets
-`window_ns`, the range relative to the timeline's origin (the API's times are relative,
-the CLI's absolute). The findings are cut to `min_severity`.
+server adds where each evidence item lands, so only that is declared again: a time range
+gets `window_ns` (relative to the timeline's origin: the API's times are relative, the
+CLI's absolute), the timeline `event` that is the range and the `tracks` holding its work
+(`analysis/timeline/locate.py`, added by `server/routes/places.py`); a rank gets the
+`worker` holding it. All optional: a client that knows none of them still gets the
+advisor's fields. The findings are cut to `min_severity`.
 """
 
 from __future__ import annotations
@@ -14,9 +17,14 @@ from mindinsight_profiler.server.answers.base import Where
 
 
 class ServedEvidence(Evidence, forbid_unknown_fields=True):
-    """Evidence, and for a time range its window on the timeline (ns from the origin)."""
+    """Evidence, with where it lands on the dashboard (each field only when known)."""
 
-    window_ns: tuple[int, int] | None = None
+    window_ns: tuple[int, int] | None = None  # the range in ns from the timeline's origin
+    event: int | None = None  # the timeline event (`timeline/event?index=`) that is the range
+    # timeline track ids holding the range's work: device tracks (busiest first), and the
+    # event's own track (first when on the device); the page scrolls to the first
+    tracks: list[int] | None = None
+    worker: str | None = None  # the worker holding `rank` (its communication and timeline)
 
 
 class ServedFinding(Finding, forbid_unknown_fields=True):

@@ -27,6 +27,9 @@ class TablePageFields(PageFields, frozen=True, kw_only=True):
 
     group_by: str
     sums: dict[str, float] | msgspec.UnsetType = msgspec.UNSET
+    # asked to `focus` a row: its index in `rows` (the page that holds it), null if none has
+    # that key (then the page at `offset`)
+    focus_index: int | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class OperatorPage(TablePageFields, frozen=True, kw_only=True):

@@ -7,7 +7,6 @@ All of them are views of the cached report: the same numbers `mindinsight analys
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -24,6 +23,7 @@ from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.routes.places import add_places, add_workers
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("sections", __name__)
@@ -259,18 +259,8 @@ def advice(run: str, p: dict[str, Any]) -> dict[str, Any]:
         found, findings=[f for f in found.findings if SEVERITY_RANK[f.severity] <= limit]
     )
     doc = msgspec.to_builtins(shown)
-    _add_windows(doc["findings"], lambda: access.origin_ns(target))
+    add_places(doc["findings"], target)
+    add_workers(
+        doc["findings"], lambda: access.run_view(run, p.get("span"), "cluster", _cluster_view)
+    )
     return {**target.where(), "advice": doc}
-
-
-def _add_windows(findings: list[dict[str, Any]], origin: Callable[[], int]) -> None:
-    """Give each time-range evidence `window_ns`, relative to the timeline's origin.
-
-    Evidence keeps absolute trace ns (as the CLI prints it); epoch nanoseconds do not survive
-    a browser's doubles, and the timeline API takes times from the trace's origin.
-    """
-    for finding in findings:
-        for ev in finding["evidence"]:
-            if "start_ns" in ev and "end_ns" in ev:
-                zero = origin()
-                ev["window_ns"] = [ev["start_ns"] - zero, ev["end_ns"] - zero]

@@ -66,7 +66,9 @@ def page_rows(
     rows: list[dict[str, Any]], p: dict[str, Any], default_sort: str, key: str = "name"
 ) -> dict[str, Any]:
     """Filter by `search` (in `key`: a part in any case, or a "quoted" exact name), sort by
-    a numeric column or by `key` (as text, any case), then one page."""
+    a numeric column or by `key` (as text, any case), then one page: the one at `offset`,
+    or with `focus` (a row's `key`, exactly) the one that holds the first such row (an
+    advisor's evidence link lands on its row among the others)."""
     limit = schemas.cap("limit", p["limit"], services().settings.max_page_size)
     sort = p.get("sort") or default_sort
     numeric = _numeric(rows)
@@ -91,8 +93,15 @@ def page_rows(
         if values:
             sums[k] = float(sum(values))
     offset = p["offset"]
+    focused: dict[str, int | None] = {}
+    if p.get("focus") is not None:  # the page that holds the row keyed so, and where
+        at = next((i for i, r in enumerate(rows) if str(r.get(key, "")) == p["focus"]), None)
+        if at is not None:
+            offset = at - at % limit
+        focused["focus_index"] = None if at is None else at - offset
     return {"sort": sort, "order": p["order"], "total": len(rows), "offset": offset,
-            "limit": limit, "sums": sums, "rows": rows[offset : offset + limit]}  # fmt: skip
+            "limit": limit, "sums": sums, "rows": rows[offset : offset + limit],
+            **focused}  # fmt: skip
 
 
 def _grouped(target: access.Target, ops_by: str, kernels_by: str) -> tuple[list, list]:
@@ -194,6 +203,8 @@ def operators(run: str, p: dict[str, Any]) -> dict[str, Any]:
     group = p["group_by"]
     if p.get("type") and group != "instance":
         raise _bad("type", "only with group_by=instance")
+    if p.get("focus") and group == "instance":
+        raise _bad("focus", "not with group_by=instance (a call has no key)")
     out: dict[str, Any] = {**target.where(), "group_by": group}
     if group == "instance":
         return {**out, **_instance_page(target, p)}

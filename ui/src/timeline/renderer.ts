@@ -8,6 +8,7 @@
 import { ticks } from './axis'
 import { FLOW_COLOR, SELECTED_FLOW_COLOR, SELECTED_OUTLINE } from './colors'
 import { drawLinks, drawScene, fitText, FONT, outline, sceneLinks, type Frame, type Link } from './drawItems'
+import { drawMarkBand, drawMarkEdges } from './drawMark'
 import { trackLabel, type Layout } from './layout'
 import type { Scene } from './scene'
 import type { Hit } from './hitTest'
@@ -32,6 +33,9 @@ export interface DrawState {
   showFlows: boolean
   /** The selected event's own launch links, drawn strong whatever `showFlows` says. */
   links: Link[]
+  /** An evidence link's range (highlighted) and tracks (labels marked); see drawMark.ts. */
+  mark?: Viewport | null
+  markTracks?: ReadonlySet<number>
   text: { device: string; empty: string }
 }
 
@@ -159,6 +163,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
   const f: Frame = { s, layout: s.layout, view: s.view, x0: g.labelW, timeW: s.width - g.labelW, top: g.axisH }
   if (f.timeW <= 0) return 0
   drawBands(ctx, f)
+  if (s.mark) drawMarkBand(ctx, f, s.mark)
   let items = 0
   const end = f.x0 + f.timeW
   if (s.primary) {
@@ -189,6 +194,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
   }
   drawLabels(ctx, f)
   drawAxis(ctx, f, spanText)
+  if (s.mark || s.markTracks?.size) drawMarkEdges(ctx, f, s.mark ?? null, s.markTracks ?? new Set())
   if (!s.primary || s.layout.groups.length === 0) {
     ctx.fillStyle = COLORS.dimText
     ctx.font = FONT

@@ -2,7 +2,9 @@
  * The timeline's state in the URL query, so that a copied link (or an advisor's evidence
  * link, see evidence.ts) opens the same view: `t0`/`t1` (whole ns from the trace's
  * origin), `event` (the selected event's index), `q` (search text) and `fold` (collapsed
- * process groups, by position). Invalid values are ignored, never an error.
+ * process groups, by position). An evidence link adds `mark` (`a-b`: the range it names,
+ * highlighted) and `tracks` (track ids holding its work, the first scrolled into view).
+ * Invalid values are ignored, never an error.
  */
 import type { Viewport } from './viewport'
 
@@ -11,6 +13,10 @@ export interface TimelineUrlState {
   event: number | null
   q: string
   collapsed: Set<number>
+  /** The evidence's range, highlighted; null if none. */
+  mark: Viewport | null
+  /** The evidence's tracks, the first brought into view; empty if none. */
+  tracks: number[]
 }
 
 type Query = Record<string, unknown>
@@ -43,12 +49,35 @@ export function parseCollapsed(raw: unknown): Set<number> {
   return out
 }
 
+/** `mark=a-b`: whole ns, b > a; else null. */
+export function parseMark(raw: unknown): Viewport | null {
+  const m = /^(\d{1,16})-(\d{1,16})$/.exec(first(raw) ?? '')
+  if (!m) return null
+  const t0 = Number(m[1])
+  const t1 = Number(m[2])
+  return Number.isSafeInteger(t0) && Number.isSafeInteger(t1) && t1 > t0 ? { t0, t1 } : null
+}
+
+/** Most tracks a link may mark (the server names at most 4). */
+export const MAX_MARKED_TRACKS = 8
+
+/** `tracks=3,1`: track ids in the link's order, without repeats or anything not an id. */
+export function parseTracks(raw: unknown): number[] {
+  const out: number[] = []
+  for (const part of (first(raw) ?? '').split(',')) {
+    if (/^\d{1,6}$/.test(part) && !out.includes(Number(part))) out.push(Number(part))
+  }
+  return out.slice(0, MAX_MARKED_TRACKS)
+}
+
 export function parseTimelineQuery(query: Query): TimelineUrlState {
   return {
     window: parseWindow(query),
     event: parseNs(query.event),
     q: (first(query.q) ?? '').slice(0, 200),
     collapsed: parseCollapsed(query.fold),
+    mark: parseMark(query.mark),
+    tracks: parseTracks(query.tracks),
   }
 }
 

@@ -15,9 +15,9 @@ export function timelineRoute(row: PerfRow, runId: string, carry: Record<string,
   return evidenceRoute({ kind: 'time_range', label: row.name, page: 'timeline', window_ns: [start, end] }, runId, carry)
 }
 
-/** The Operators page searched for exactly this name (its row by name, and its calls). */
+/** The Operators page searched for exactly this name, its row selected (its calls one click on). */
 export function operatorRoute(row: PerfRow, runId: string, carry: Record<string, string>): RouteLocationRaw | null {
-  return evidenceRoute({ kind: 'operator', label: row.name, name: row.name, page: 'operators' }, runId, carry)
+  return { name: 'operators', params: { run: runId }, query: { ...carry, search: `"${row.name}"`, select: row.name } }
 }
 
 /**

@@ -114,13 +114,16 @@ export interface RowFilter {
   search?: string
 }
 
-/** Rows in the chosen categories and dtypes (none chosen: all), whose name has `search`. */
+/** Rows in the chosen categories and dtypes (none chosen: all), whose name has `search`
+ * (in any case), or is it exactly when "quoted" (as the server's table search). */
 export function filterRows(rows: PerfRow[], f: RowFilter): PerfRow[] {
-  const needle = (f.search ?? '').trim().toLowerCase()
+  const text = (f.search ?? '').trim()
+  const exact = text.length > 2 && text.startsWith('"') && text.endsWith('"') ? text.slice(1, -1) : null
+  const needle = text.toLowerCase()
   return rows.filter((r) =>
     (!f.categories.length || f.categories.includes(r.category))
     && (!f.dtypes.length || f.dtypes.includes(r.dtype))
-    && (!needle || r.name.toLowerCase().includes(needle)))
+    && (exact !== null ? r.name === exact : !needle || r.name.toLowerCase().includes(needle)))
 }
 
 /** The distinct values of a field, most time first (the filter's options). */

@@ -138,3 +138,9 @@ export function waitingByRank(c: Cluster): { rank: number; waiting_us: number; t
   }
   return [...out.entries()].sort((a, b) => a[0] - b[0]).map(([rank, e]) => ({ rank, ...e }))
 }
+
+/** The page (1-based) of the rank table that holds `rank`, `perPage` rows a page; 1 if none. */
+export function rankPageOf(rows: RankRow[], rank: number, perPage: number): number {
+  const at = rows.findIndex((r) => r.rank === rank)
+  return at < 0 ? 1 : Math.floor(at / perPage) + 1
+}
