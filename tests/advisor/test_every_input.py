@@ -2,7 +2,9 @@
 every run discovered there is advised, and
 - the findings' combined saving (the union over the step ledger's parts) is at most the
   step, and no finding claims more than the step;
-- no finding on an Ascend or MindSpore run speaks CUDA (device-aware actions).
+- no finding on an Ascend or MindSpore run speaks CUDA (device-aware actions);
+- no fact fails with an internal error (the registry keeps the advice alive and logs it, so
+  only a sweep sees a rule silently lost to a bug).
 
 The expert set (expert/) checks the same on its labelled inputs; this sweep catches the
 inputs nobody labelled (other ranks, other workers, fixtures).
@@ -50,6 +52,9 @@ def test_every_worker_keeps_the_ledger_and_the_device(run: Run, advisor_ws: Path
         combined = advice.combined_saving_share
         if combined is not None and combined > 1 + 1e-9:
             problems.append(f"{worker}: combined saving {combined:.3f} of the step")
+        for n in advice.not_evaluated:
+            if "internal error" in n.reason:
+                problems.append(f"{worker}: {n.id} lost to a fact error ({n.missing})")
         for f in advice.findings:
             if (f.saving_share or 0.0) > 1 + 1e-9:
                 problems.append(f"{worker}: {f.id} claims {f.saving_share:.3f} of the step")

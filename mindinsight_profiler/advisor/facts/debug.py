@@ -37,6 +37,8 @@ def _inside(trace: Trace, rows: np.ndarray, ranges: np.ndarray) -> np.ndarray:
     out = np.zeros(len(rows), dtype=bool)
     for track in np.unique(ev["track"][rows]).tolist():
         mine = ranges[ev["track"][ranges] == track]
+        if not len(mine):  # a thread with operators but no backward-engine node
+            continue
         union = iv.union(ev["start_ns"][mine], ev["end_ns"][mine])
         at = rows[ev["track"][rows] == track]
         k = np.searchsorted(union.start, ev["start_ns"][at], side="right") - 1
