@@ -22,6 +22,10 @@ Parts, in priority order (the first that is active at an instant takes it):
 
 It refines the PyTorch plugin's step breakdown (same priorities and ranges; `sync_wait` is
 carved out of its Runtime and CPU Exec), so its parts always sum to the step.
+
+Where no profiled event accounts for any time of any step (a MindSpore run timed only by its
+step trace), the ledger comes from the step trace's points instead
+(`analysis.steps.step_trace_ledger`: interval, FP+BP, tail and reduce stages).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from mindinsight_profiler.analysis.perf.op_work import OpWork
 from mindinsight_profiler.analysis.perf.perf_rows import category_codes
 from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.analysis.steps.breakdown import category_ranges
+from mindinsight_profiler.analysis.steps.step_trace_ledger import step_trace_parts
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -58,6 +63,7 @@ class Ledger:
 
     per_step_ns: np.ndarray  # (steps, len(PARTS))
     compute_ns: np.ndarray  # (steps, len(COMPUTE_PARTS)); rows sum to device_compute
+    source: str = "events"  # or "step_trace": MindSpore's step points (step_trace_ledger)
 
 
 def _sync_ranges(trace: Trace) -> iv.Ranges:
@@ -120,4 +126,9 @@ def step_ledger(trace: Trace, steps: Steps, work: OpWork) -> Ledger:
                 left = iv.subtract(left, mine)
             compute[:, -1] = iv.overlap_per_window(left, steps.start_ns, steps.end_ns)
     out[:, -1] = iv.overlap_per_window(free, steps.start_ns, steps.end_ns)
+    if out[:, :-1].sum() == 0:  # no profiled event in any step: MindSpore's step trace times it
+        timed = step_trace_parts(trace, steps, PARTS)
+        if timed is not None:
+            compute[:, -1] = timed[:, PARTS.index("device_compute")]
+            return Ledger(timed, compute, "step_trace")
     return Ledger(out, compute)
