@@ -7,6 +7,7 @@ bp_point, and the reduce stages' `*_start_point`/`*_end_point` clipped to bp_poi
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -14,12 +15,16 @@ import numpy as np
 import pytest
 
 from mindinsight_profiler.advisor.ledger import parts_of
+from mindinsight_profiler.analysis.perf.op_work import op_work
 from mindinsight_profiler.analysis.report import build_report
-from mindinsight_profiler.analysis.steps.boundaries import Steps
-from mindinsight_profiler.analysis.steps.ledger import PARTS
+from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
+from mindinsight_profiler.analysis.steps.ledger import PARTS, step_ledger
 from mindinsight_profiler.analysis.steps.step_trace_ledger import step_trace_parts
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.formats.discovery import discover, pick_run
+from mindinsight_profiler.formats.mindspore.events import TraceBuilder
+from mindinsight_profiler.formats.mindspore.step_trace import add_step_trace
+from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.store.cache import Workspace
@@ -133,3 +138,30 @@ def test_savings_stay_within_their_parts(relative: str, tmp_path: Any) -> None:
         found = {f.id: f for f in advice.findings}
         assert "untracked" in found["iteration_interval"].claims
         assert found["iteration_interval"].estimated_saving_us <= advice.ledger_us["untracked"]
+
+
+def test_only_the_steps_without_events_are_timed_by_the_step_trace() -> None:
+    """Two steps of 1000 ns; a kernel runs 100-900 in step 1 only (a timeline that covers
+    one step): step 1 keeps the event ledger, step 2 takes the step trace's parts."""
+    b = TraceBuilder(Path("steps.csv"), "mindspore_legacy")
+    b.files_read.append("steps.csv")
+    add_step_trace(
+        b,
+        {
+            "step": np.array([1, 2], np.int32),
+            "start_ns": np.array([0, 1000]),
+            "fp_ns": np.array([200, 1300]),
+            "bp_ns": np.array([800, 1900]),
+            "end_ns": np.array([1000, 2000]),
+            "stages": [],
+        },
+    )
+    device = b.track("Ascend", "stream 1", "Ascend", "stream 1", device=True)
+    b.add_events(np.array([100]), np.array([900]), Kind.KERNEL, b.codes(["MatMul"]), device)
+    trace = b.build()
+    ledger = step_ledger(trace, find_steps(trace), op_work(trace))
+    part = [dict(zip(PARTS, row, strict=True)) for row in ledger.per_step_ns.tolist()]
+    assert ledger.source == "events+step_trace"
+    assert (part[0]["device_compute"], part[0]["untracked"]) == (800, 200)  # the kernel
+    assert (part[1]["device_compute"], part[1]["untracked"]) == (700, 300)  # FP..end, interval
+    assert ledger.compute_ns.sum(axis=1).tolist() == [800, 700]

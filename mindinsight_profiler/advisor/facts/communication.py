@@ -142,7 +142,7 @@ _DEVICE_PARTS = ("device_compute", "exposed_copies", "exposed_communication")
 def device_busy_share(ctx: Context) -> float:
     comm_section(ctx)
     section = ctx.report.get("ledger") or {}
-    if section.get("source") == "step_trace":
+    if section.get("source", "events") != "events":
         # FP..BP counts as compute there, pipeline Receive waits included (the step trace
         # cannot tell them apart): a busy share read from it would call a waiting stage busy
         raise Unavailable("needs an event ledger (a step-trace ledger counts FP..BP as busy)")

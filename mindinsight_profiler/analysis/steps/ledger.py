@@ -23,8 +23,8 @@ Parts, in priority order (the first that is active at an instant takes it):
 It refines the PyTorch plugin's step breakdown (same priorities and ranges; `sync_wait` is
 carved out of its Runtime and CPU Exec), so its parts always sum to the step.
 
-Where no profiled event accounts for any time of any step (a MindSpore run timed only by its
-step trace), the ledger comes from the step trace's points instead
+A step no profiled event accounts for (a MindSpore run timed only by its step trace, or a
+timeline that covers some steps only) takes its parts from the step trace's points instead
 (`analysis.steps.step_trace_ledger`: interval, FP+BP, tail and reduce stages).
 """
 
@@ -63,7 +63,9 @@ class Ledger:
 
     per_step_ns: np.ndarray  # (steps, len(PARTS))
     compute_ns: np.ndarray  # (steps, len(COMPUTE_PARTS)); rows sum to device_compute
-    source: str = "events"  # or "step_trace": MindSpore's step points (step_trace_ledger)
+    #: "events"; "step_trace": every step timed by MindSpore's step points (step_trace_ledger);
+    #: "events+step_trace": the steps without events timed by them
+    source: str = "events"
 
 
 def _sync_ranges(trace: Trace) -> iv.Ranges:
@@ -126,9 +128,10 @@ def step_ledger(trace: Trace, steps: Steps, work: OpWork) -> Ledger:
                 left = iv.subtract(left, mine)
             compute[:, -1] = iv.overlap_per_window(left, steps.start_ns, steps.end_ns)
     out[:, -1] = iv.overlap_per_window(free, steps.start_ns, steps.end_ns)
-    if out[:, :-1].sum() == 0:  # no profiled event in any step: MindSpore's step trace times it
-        timed = step_trace_parts(trace, steps, PARTS)
-        if timed is not None:
-            compute[:, -1] = timed[:, PARTS.index("device_compute")]
-            return Ledger(timed, compute, "step_trace")
-    return Ledger(out, compute)
+    empty = out[:, :-1].sum(axis=1) == 0  # steps no profiled event accounts for
+    timed = step_trace_parts(trace, steps, PARTS) if empty.any() else None
+    if timed is None:
+        return Ledger(out, compute)
+    out[empty], compute[empty] = timed[empty], 0  # those steps timed by MindSpore's step trace
+    compute[empty, -1] = timed[empty, PARTS.index("device_compute")]
+    return Ledger(out, compute, "step_trace" if empty.all() else "events+step_trace")
