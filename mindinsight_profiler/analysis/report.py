@@ -34,7 +34,9 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: ledger's sync_wait includes launches of device-to-host copies into pageable memory;
 #: MindData queues leave out their first batch and op queues need 3 samples; communication
 #: from host collectives (gloo ranges on a CPU run: source `host`).
-REPORT_VERSION = 21
+#: 22: `ledger.source`; runs timed only by MindSpore's step trace get their ledger from it
+#: (analysis.steps.step_trace_ledger) instead of being all untracked.
+REPORT_VERSION = 22
 
 
 def grouped_tables(

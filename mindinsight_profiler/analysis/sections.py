@@ -139,6 +139,7 @@ def _ledger(x: ReportInputs) -> dict[str, Any] | None:
         "compute_per_step_us": us(ledger.compute_ns),
         "compute_average_us": average(ledger.compute_ns, COMPUTE_PARTS),
         "averaged_from": x.first,
+        "source": ledger.source,
     }
 
 

@@ -14,6 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 from tests.conftest import shared
 
@@ -55,9 +57,16 @@ def test_step_interval_from_the_profilers_own_average_row(advisor_ws: Path, tmp_
         "0,0,0,0,0,0,1243211,0,0",
         "0,0,0,1243211,0,0,1243211,0,0",
     )
-    f = fires(advise_path(run, advisor_ws), "iteration_interval")
+    advice = advise_path(run, advisor_ws)
+    f = fires(advice, "iteration_interval")
     assert abs(f.facts["data.iteration_interval_us"] - 12_432.11) < 0.01
-    assert abs(f.estimated_saving_us - 11_932.11) < 0.01
+    # 12,432.11 - 500 us would be saved by the written row, but the only step (23.7 ms, its
+    # own interval 0) has no such time: the saving is capped by the ledger parts the
+    # interval can come out of (here the 622 us that no kernel covers), not by the step.
+    assert advice.ledger_us is not None
+    room = sum(advice.ledger_us[p] for p in f.claims)
+    assert 600 < room < 650
+    assert f.estimated_saving_us == pytest.approx(room, abs=0.01)
 
 
 def test_step_interval_under_2_percent_of_the_step_is_fine(advisor_ws: Path) -> None:

@@ -141,7 +141,12 @@ _DEVICE_PARTS = ("device_compute", "exposed_copies", "exposed_communication")
 )
 def device_busy_share(ctx: Context) -> float:
     comm_section(ctx)
-    ledger = (ctx.report.get("ledger") or {}).get("average_us") or {}
+    section = ctx.report.get("ledger") or {}
+    if section.get("source", "events") != "events":
+        # FP..BP counts as compute there, pipeline Receive waits included (the step trace
+        # cannot tell them apart): a busy share read from it would call a waiting stage busy
+        raise Unavailable("needs an event ledger (a step-trace ledger counts FP..BP as busy)")
+    ledger = section.get("average_us") or {}
     total = sum(float(v or 0.0) for v in ledger.values())
     if total <= 0:
         raise Unavailable("needs the step ledger (an event trace with steps)")
@@ -157,8 +162,9 @@ DEVICE_BOUND = 0.9
     "bool",
     "True when the step ledger shows the device working at least 90 % of the average step "
     "(comm.device_busy_share): every exposed microsecond of communication is then step "
-    "time. False when it works less, and on runs without a step ledger (MindSpore step "
-    "trace files only), where exposed communication is judged by the plain 10 % bar.",
+    "time. False when it works less, and on runs without an event ledger (MindSpore step "
+    "trace files only, whose ledger counts all of FP..BP as busy), where exposed "
+    "communication is judged by the plain 10 % bar.",
     "any run (False without a step ledger)",
 )
 def device_bound(ctx: Context) -> bool:

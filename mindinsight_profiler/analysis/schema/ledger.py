@@ -20,3 +20,7 @@ class Ledger(Record, frozen=True, kw_only=True):
     compute_per_step_us: list[list[float]]
     compute_average_us: dict[str, float]
     averaged_from: int
+    # "events": the profiled events' ranges; "step_trace": MindSpore's step points, for runs
+    # whose steps hold no profiled event (analysis/steps/step_trace_ledger.py);
+    # "events+step_trace": the steps without events from the step points, the others events
+    source: str = "events"

@@ -22,6 +22,10 @@ Parts, in priority order (the first that is active at an instant takes it):
 
 It refines the PyTorch plugin's step breakdown (same priorities and ranges; `sync_wait` is
 carved out of its Runtime and CPU Exec), so its parts always sum to the step.
+
+A step no profiled event accounts for (a MindSpore run timed only by its step trace, or a
+timeline that covers some steps only) takes its parts from the step trace's points instead
+(`analysis.steps.step_trace_ledger`: interval, FP+BP, tail and reduce stages).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from mindinsight_profiler.analysis.perf.op_work import OpWork
 from mindinsight_profiler.analysis.perf.perf_rows import category_codes
 from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.analysis.steps.breakdown import category_ranges
+from mindinsight_profiler.analysis.steps.step_trace_ledger import step_trace_parts
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -58,6 +63,9 @@ class Ledger:
 
     per_step_ns: np.ndarray  # (steps, len(PARTS))
     compute_ns: np.ndarray  # (steps, len(COMPUTE_PARTS)); rows sum to device_compute
+    #: "events"; "step_trace": every step timed by MindSpore's step points (step_trace_ledger);
+    #: "events+step_trace": the steps without events timed by them
+    source: str = "events"
 
 
 def _sync_ranges(trace: Trace) -> iv.Ranges:
@@ -120,4 +128,10 @@ def step_ledger(trace: Trace, steps: Steps, work: OpWork) -> Ledger:
                 left = iv.subtract(left, mine)
             compute[:, -1] = iv.overlap_per_window(left, steps.start_ns, steps.end_ns)
     out[:, -1] = iv.overlap_per_window(free, steps.start_ns, steps.end_ns)
-    return Ledger(out, compute)
+    empty = out[:, :-1].sum(axis=1) == 0  # steps no profiled event accounts for
+    timed = step_trace_parts(trace, steps, PARTS) if empty.any() else None
+    if timed is None:
+        return Ledger(out, compute)
+    out[empty], compute[empty] = timed[empty], 0  # those steps timed by MindSpore's step trace
+    compute[empty, -1] = timed[empty, PARTS.index("device_compute")]
+    return Ledger(out, compute, "step_trace" if empty.all() else "events+step_trace")
