@@ -68,6 +68,14 @@ def planted_ranks_small_buckets(tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 @pytest.fixture(scope="session")
+def planted_ranks_uneven(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two-rank DDP over gloo where rank 1's batches hold 8x the samples (`--uneven 8`, no
+    sleep): rank 1 computes longer every step and rank 0 waits for it in the all-reduce."""
+    out = tmp_path_factory.mktemp("planted-ranks-uneven")
+    return _planted_ranks_run(out, "--delay", "0", "--uneven", "8")
+
+
+@pytest.fixture(scope="session")
 def planted_ranks_accum(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two two-rank DDP runs over gloo accumulating 2 micro-batches per optimizer step:
     `sync/` all-reduces after each micro-batch (no no_sync()), `no_sync/` once per step."""

@@ -23,6 +23,20 @@ torch.profiler and, with `--plant`, introduces exactly one problem:
                     records the Python stack of its forward (a debugging aid, slow)
   recompile         like compile, and from the fourth active step on the batches are shorter
                     (24 tokens, not 32): Dynamo recompiles the model inside a steady-state step
+  py_preprocess     each batch is tokenised from raw text by per-sample Python code in the
+                    training loop (no DataLoader): ~0.3 ms of pure Python per sample
+  loader_nw0        the same tokenising in a Dataset.__getitem__, read through a DataLoader
+                    with num_workers=0: the loop waits for the batch in every step
+  wide              a healthy, larger model (width 256, 64 tokens): no problem planted
+  eval_every        an evaluation pass under torch.no_grad (eval batch of 64) in every
+                    fourth step, inside the profiled window
+  eval_leak         a validation forward in every step without torch.no_grad, its outputs
+                    kept in a list for an epoch-end metric: each keeps its autograd graph
+                    (and the activations saved for backward) alive, so memory grows
+  grad_logging      every step logs each parameter's gradient norm and mean |weight| with
+                    .item() (27 parameters: 81 small reductions and 54 host reads per step;
+                    on the CPU .item() waits for no device)
+  checkpoint        torch.save of the model and optimizer state to a file every third step
 
 Usage: python -m tests.advisor.planted --plant NAME [NAME ...] --out DIR [--active N]
 Each trace is written as DIR/<plant>/<plant>.<pid>.pt.trace.json (tensorboard_trace_handler).
@@ -32,6 +46,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,6 +66,13 @@ PLANTS = (
     "fused_adam",
     "anomaly",
     "recompile",
+    "py_preprocess",
+    "loader_nw0",
+    "wide",
+    "eval_every",
+    "eval_leak",
+    "grad_logging",
+    "checkpoint",
 )
 
 
@@ -91,16 +114,16 @@ def build(plant: str):
             return x
 
     class Classifier(nn.Module):
-        def __init__(self, manual: bool) -> None:
+        def __init__(self, manual: bool, dim: int = 64) -> None:
             super().__init__()
-            self.embed = nn.Embedding(500, 64)
-            self.blocks = nn.Sequential(Block(64, manual), Block(64, manual))
-            self.head = nn.Linear(64, 4)
+            self.embed = nn.Embedding(500, dim)
+            self.blocks = nn.Sequential(Block(dim, manual), Block(dim, manual))
+            self.head = nn.Linear(dim, 4)
 
         def forward(self, tokens: torch.Tensor) -> torch.Tensor:
             return self.head(self.blocks(self.embed(tokens)).mean(dim=1))
 
-    model: nn.Module = Classifier(manual=plant == "manual_attention")
+    model: nn.Module = Classifier(plant == "manual_attention", 256 if plant == "wide" else 64)
     if plant == "float64":
         model = model.double()  # the logits, and so the loss, are float64 as well
     if plant == "dataparallel":
@@ -112,6 +135,18 @@ def build(plant: str):
     return model, optimizer
 
 
+def _tokenise(text: bytes) -> list[int]:
+    """A hand-written hashing tokeniser: a Python loop over every byte (no C calls)."""
+    ids = [0] * 32
+    for i, b in enumerate(text):
+        ids[i % 32] = (ids[i % 32] * 31 + b) % 500
+    return ids
+
+
+def _texts(n: int) -> list[bytes]:
+    return [(f"sample {i} " * 300).encode() for i in range(n)]  # ~3 KB of raw text each
+
+
 def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
     """Train under torch.profiler with `plant`; the trace goes to `out` (one file per run)."""
     import torch
@@ -121,9 +156,13 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
     torch.set_num_threads(1)
     model, optimizer = build(plant)
     steps = 2 + active  # schedule: wait 1, warmup 1, then the active steps
-    tokens = torch.randint(0, 500, (steps, 16, 32))
+    seq = 64 if plant == "wide" else 32
+    tokens = torch.randint(0, 500, (steps, 16, seq))
     labels = torch.randint(0, 4, (steps, 16))
     kept: list[torch.Tensor] = []
+    texts = _texts(16 * steps) if plant in ("py_preprocess", "loader_nw0") else []
+    loader = iter(torch.utils.data.DataLoader(_Texts(texts), batch_size=16, num_workers=0))
+    held_out = torch.randint(0, 500, (64, 32))
     out.mkdir(parents=True, exist_ok=True)
     with (
         torch.autograd.set_detect_anomaly(plant == "anomaly"),
@@ -146,19 +185,53 @@ def run(plant: str, out: Path, active: int = 6, outlier_step: int = 3) -> None:
             batch = tokens[step]
             if plant == "recompile" and step >= 5:  # a new sequence length: Dynamo recompiles
                 batch = batch[:, :24]
+            if plant == "py_preprocess":  # tokenised here, sample by sample
+                batch = torch.tensor([_tokenise(t) for t in texts[16 * step : 16 * step + 16]])
+            if plant == "loader_nw0":
+                batch = next(loader)
             loss = torch.nn.functional.cross_entropy(forward(batch), labels[step])
             optimizer.zero_grad(set_to_none=plant != "zero_grad_memset")
             loss.backward()
             optimizer.step()
             if plant == "leak":  # features kept for "later": 1 MiB more per step
                 kept.append(torch.zeros(256, 1024))
+            if plant == "eval_every" and step % 4 == 3:
+                with torch.no_grad():
+                    model.eval()
+                    kept.append(model(held_out).argmax(-1))
+                    model.train()
+            if plant == "eval_leak":  # predictions kept with their graphs
+                kept.append(model(held_out[16 * (step % 4) : 16 * (step % 4) + 16]))
+            if plant == "grad_logging":
+                logs = {n: (p.grad.norm().item(), p.abs().mean().item())
+                        for n, p in model.named_parameters() if p.grad is not None}  # fmt: skip
+                assert len(logs) > 0
+            if plant == "checkpoint" and step % 3 == 0:
+                state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+                torch.save(state, Path(tempfile.gettempdir()) / f"planted-{os.getpid()}.pt")
             if plant == "sleep_every":
                 time.sleep(0.02)
             if plant == "sleep_step" and step == 2 + outlier_step:
                 time.sleep(0.3)
             prof.step()
+    Path(tempfile.gettempdir(), f"planted-{os.getpid()}.pt").unlink(missing_ok=True)
     meta = {"plant": plant, "active": active, "torch": torch.__version__}
     (out / f"{plant}.meta.json").write_text(json.dumps(meta))
+
+
+class _Texts:
+    """A map-style dataset that tokenises raw text in __getitem__ (for `loader_nw0`)."""
+
+    def __init__(self, texts: list[bytes]) -> None:
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, i: int):
+        import torch
+
+        return torch.tensor(_tokenise(self.texts[i]))
 
 
 def main(argv: list[str] | None = None) -> None:

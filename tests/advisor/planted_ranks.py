@@ -8,9 +8,12 @@ rank waits for it in every gradient all-reduce. With `--bucket-cap-mb` DDP's gra
 buckets are that small, so every step all-reduces many small messages instead of one.
 With `--accum K` every optimizer step accumulates K micro-batches without `no_sync()`, so
 DDP all-reduces the gradients after each of them (`--no-sync`: inside `no_sync()`, once).
+With `--uneven F` (and `--delay 0`) the slow rank is slow through its data instead: its
+batches hold F times as many samples (an uneven sharding), so its forward and backward take
+longer and the other rank waits for it in the all-reduce.
 
 Usage: python -m tests.advisor.planted_ranks --out DIR [--slow-rank 1] [--delay 0.015]
-       [--bucket-cap-mb MB] [--accum K [--no-sync]]
+       [--bucket-cap-mb MB] [--accum K [--no-sync]] [--uneven F]
 Writes DIR/rank0.<pid>.pt.trace.json and DIR/rank1.<pid>.pt.trace.json (one run, two ranks).
 """
 
@@ -43,6 +46,7 @@ def _rank(
     bucket_mb: float,
     accum: int,
     no_sync: bool,
+    uneven: int,
 ) -> None:
     import torch
     import torch.distributed as dist
@@ -59,8 +63,9 @@ def _rank(
     ddp = torch.nn.parallel.DistributedDataParallel(model, **buckets)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9, foreach=True)
     steps = 2 + active
-    tokens = torch.randint(0, 500, (steps, accum, 16, 32))
-    labels = torch.randint(0, 4, (steps, accum, 16))
+    batch = 16 * (uneven if rank == slow_rank else 1)
+    tokens = torch.randint(0, 500, (steps, accum, batch, 32))
+    labels = torch.randint(0, 4, (steps, accum, batch))
     with profile(
         activities=[ProfilerActivity.CPU],
         schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
@@ -89,14 +94,16 @@ def run(
     bucket_mb: float = 0.0,
     accum: int = 1,
     no_sync: bool = False,
+    uneven: int = 1,
 ) -> None:
     import torch.multiprocessing as mp
 
     out.mkdir(parents=True, exist_ok=True)
-    args = (str(out), slow_rank, delay, _free_port(), active, bucket_mb, accum, no_sync)
+    args = (str(out), slow_rank, delay, _free_port(), active, bucket_mb, accum, no_sync, uneven)
     mp.spawn(_rank, args=args, nprocs=WORLD)
     meta = {"world": WORLD, "slow_rank": slow_rank, "delay_s": delay, "active": active,
-            "bucket_cap_mb": bucket_mb or None, "accum": accum, "no_sync": no_sync}  # fmt: skip
+            "bucket_cap_mb": bucket_mb or None, "accum": accum, "no_sync": no_sync,
+            "uneven": uneven}  # fmt: skip
     (out / "ranks.meta.json").write_text(json.dumps(meta))
 
 
@@ -109,8 +116,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bucket-cap-mb", type=float, default=0.0, help="0: DDP's default (25)")
     ap.add_argument("--accum", type=int, default=1, help="micro-batches per optimizer step")
     ap.add_argument("--no-sync", action="store_true", help="accumulate inside DDP.no_sync()")
+    ap.add_argument("--uneven", type=int, default=1, help="the slow rank's batch: F x 16 samples")
     a = ap.parse_args(argv)
-    run(a.out, a.slow_rank, a.delay, a.active, a.bucket_cap_mb, a.accum, a.no_sync)
+    run(a.out, a.slow_rank, a.delay, a.active, a.bucket_cap_mb, a.accum, a.no_sync, a.uneven)
 
 
 if __name__ == "__main__":

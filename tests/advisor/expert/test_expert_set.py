@@ -57,8 +57,8 @@ def test_labels_are_well_formed() -> None:
 
 
 def _input(label: Label, made: dict[str, Path]) -> Path | None:
-    if label.path == "planted-ranks":
-        return made.get("planted-ranks")
+    if label.path.startswith("planted-ranks"):  # "planted-ranks" or "planted-ranks:<variant>"
+        return made.get(label.path)
     if label.path.startswith("planted:"):
         return made["planted"] / label.path.split(":", 1)[1] if "planted" in made else None
     path = SHARED_DATA / label.path
@@ -92,8 +92,9 @@ def scores(advisor_ws: Path, request: pytest.FixtureRequest) -> list[Score]:
     made: dict[str, Path] = {}  # traces the tests make with real torch runs
     if any(x.path.startswith("planted:") for x in found):
         made["planted"] = request.getfixturevalue("planted")
-    if any(x.path == "planted-ranks" for x in found):
-        made["planted-ranks"] = request.getfixturevalue("planted_ranks")
+    for ranks in sorted({x.path for x in found if x.path.startswith("planted-ranks")}):
+        # "planted-ranks:<variant>" is made by the conftest fixture planted_ranks_<variant>
+        made[ranks] = request.getfixturevalue(ranks.replace("-", "_").replace(":", "_"))
     rule_class = class_of_rule(classes())
     out = []
     for label in found:
