@@ -52,6 +52,11 @@ def _inside(r: Ranges, t: np.ndarray) -> np.ndarray:
     return np.searchsorted(r.start, t, side="right") > np.searchsorted(r.end, t, side="right")
 
 
+def contains(r: Ranges, t: np.ndarray) -> np.ndarray:
+    """Whether each time (in any order) lies in one of the ranges, [start, end)."""
+    return _inside(r, np.asarray(t))
+
+
 def _combine(a: Ranges, b: Ranges, want_b: bool) -> Ranges:
     """Segments of `a` inside `b` (want_b) or outside it, by sweeping all boundaries.
 

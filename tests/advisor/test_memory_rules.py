@@ -52,10 +52,12 @@ def test_pinned_input_copies_are_fine(advisor_ws: Path) -> None:
 
 def test_benchmark_allocating_in_the_step_is_flagged(advisor_ws: Path) -> None:
     f = fires(advise_path(shared("hta/critical_path/simple_add"), advisor_ws), "allocator_calls")
-    # 24 cudaMalloc, 15 cudaFree and 1 cudaHostAlloc inside the one step
-    assert f.facts["alloc.calls"] == 40
-    assert f.facts["alloc.host_total_us"] > 10_000
-    assert f.severity == "high"
+    # 24 cudaMalloc, 15 cudaFree and 1 cudaHostAlloc inside the one step; 18 of them, and
+    # 8.0 s (the context-creating cudaFree calls of 5.2 and 2.8 s), are initialisation and
+    # warm-up (analysis/steps/window.py): 22 calls, 580 ms remain, 1.4 % of the 41.6 s window
+    assert f.facts["alloc.calls"] == 22
+    assert 500_000 < f.facts["alloc.host_total_us"] < 600_000
+    assert f.severity == "low"
     names = {e.name for e in f.evidence if e.kind == "operator"}
     assert "[param|clear_cache]" in names and "aten::cudnn_convolution" in names
 

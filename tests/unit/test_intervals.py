@@ -36,3 +36,10 @@ def test_overlap_per_window() -> None:
     pa = _points(a)
     want = [len(pa & set(range(s, e))) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
     assert got.tolist() == want
+
+
+def test_contains_is_half_open_unsorted_and_safe_on_no_ranges() -> None:
+    r = iv.union(np.array([10, 30]), np.array([20, 40]))
+    t = np.array([35, 10, 20, 5, 39, 40])
+    assert iv.contains(r, t).tolist() == [True, True, False, False, True, False]
+    assert iv.contains(iv.EMPTY, t).tolist() == [False] * 6

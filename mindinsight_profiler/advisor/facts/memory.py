@@ -14,6 +14,8 @@ from mindinsight_profiler.advisor.facts.evidence import longest_events, totals_b
 from mindinsight_profiler.advisor.facts.host import calling_op
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
+from mindinsight_profiler.analysis import intervals as iv
+from mindinsight_profiler.analysis.steps.window import one_off_ranges
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -107,14 +109,20 @@ def _allocator(ctx: Context) -> tuple[Trace, np.ndarray]:
     if not runtime.any():
         raise Unavailable("the trace has no runtime API events")
     calls = np.flatnonzero(runtime & trace.names_matching(_is_allocator))
-    return trace, _in_steps(ctx, calls, trace)[0]
+    calls = _in_steps(ctx, calls, trace)[0]
+    # the first cudaFree creates the context, a warm-up step grows the cache: one-off work
+    # (analysis/steps/window.py), not allocator churn of the steady state
+    if "alloc.one_off" not in ctx.memo:
+        ctx.memo["alloc.one_off"] = one_off_ranges(trace)
+    return trace, calls[~iv.contains(ctx.memo["alloc.one_off"], ev["start_ns"][calls])]
 
 
 @fact(
     "alloc.host_total_us",
     "us",
     "Host time in device/pinned-memory allocator calls (cudaMalloc, cudaFree, cudaHostAlloc, "
-    "hipMalloc, aclrtMalloc, aclMallocMemInner, ...) over all steps, microseconds. Evidence: "
+    "hipMalloc, aclrtMalloc, aclMallocMemInner, ...) over all steps, microseconds, leaving out "
+    "calls in one-off work (initialisation, compile, capture, warm-up ranges). Evidence: "
     "the calling operators.",
     "a GPU trace with runtime API events",
 )

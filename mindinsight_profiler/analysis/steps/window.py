@@ -154,6 +154,21 @@ def _events(trace: Trace) -> dict[str, np.ndarray | tuple[np.ndarray, np.ndarray
     }
 
 
+def one_off_ranges(trace: Trace) -> iv.Ranges:
+    """Every range of one-off work (compile, initialisation, capture, warm-up) in the trace,
+    merged: for facts that judge steady-state calls and must leave these out."""
+    ev = trace.events
+    starts, ends = [], []
+    for found in _events(trace).values():
+        if isinstance(found, tuple):
+            starts.append(found[0])
+            ends.append(found[1])
+        else:
+            starts.append(ev["start_ns"][found])
+            ends.append(ev["end_ns"][found])
+    return iv.union(np.concatenate(starts), np.concatenate(ends))
+
+
 def profiled_window(trace: Trace, steps: Steps) -> Window:
     """Where the window holds one-off work, per kind (see module doc)."""
     ev = trace.events
