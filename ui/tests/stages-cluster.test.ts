@@ -39,10 +39,29 @@ describe('cluster rows', () => {
     expect(rows.map((r) => r.gap_us)).toEqual([-100, -100, 200]) // mean 200
     expect(rows[2].gap_pct).toBe(100)
     const slow = slowestRank(cluster, rows)
-    expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 200, fastest_rank: 0 })
+    // the server's figures (against the others, over the compared steps), not the row's
+    expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 300, gap_pct: 300, fastest_rank: 0, compared: ['1'] })
     expect(slowestTone(slow!)).toBe('warning') // 100 % above the mean
     expect(slowestTone({ ...slow!, gap_pct: 0.3 })).toBe('info') // within noise: a plain fact
     expect(slowestTone({ ...slow!, slow: false })).toBe('info') // it waited: no straggler
+  })
+
+  it('states the server’s figures when the rows average other steps (cluster_propose)', () => {
+    // MindSpore cluster_propose: ranks 2 and 3 have only steps 1-2, so the server compares
+    // step 2, where rank 0 is slowest; rank 0's own 4-step average is below ranks 2 and 3's.
+    const propose: Cluster = {
+      ...cluster, workers: ['rank0', 'rank1', 'rank2', 'rank3'],
+      ranks: [comm(0, 179413.86), comm(1, 179372.43), comm(2, 180938.72), comm(3, 180997.04)],
+      slowest: { rank: 0, step_us: 181012.69, over_others_us: 66.54, over_others_pct: 0.0368, fastest_rank: 1,
+        over_fastest_us: 110, steps_compared: ['2'], own_us: 178416.19, others_own_us: 178992.89, slow: false },
+      stages: [stages(0, 179413.86), stages(1, 179372.43), stages(2, 179364.29), stages(3, 179380.47)],
+    }
+    const rows = rankRows(propose)
+    expect(rows[0].gap_us).toBeLessThan(0) // the row: below the mean of the rows
+    const slow = slowestRank(propose, rows)!
+    expect(slow).toMatchObject({ rank: 0, step_us: 181012.69, gap_us: 66.54, compared: ['2'], slow: false })
+    expect(slow.gap_us).toBeGreaterThan(0) // never "slowest" with a negative gap
+    expect(slowestTone(slow)).toBe('info')
   })
 
   it('falls back to the step trace when there is no communication', () => {
