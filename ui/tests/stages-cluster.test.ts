@@ -95,8 +95,8 @@ describe('communication', () => {
     steps: [{ step: '1', step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40 }],
     collectives: [{ name: 'AllReduce', calls: 4, total_us: 2000, bytes: 4e6, tool_wait_us: null, durations_us: [100, 900, 500, 500] }],
     links: [
-      { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1 },
-      { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1 },
+      { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1, mean_transfer_mb: null },
+      { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1, mean_transfer_mb: null },
     ],
     average: { step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40, tool_wait_us: null },
     average_steps: ['1'],
@@ -145,7 +145,7 @@ describe('communication', () => {
     const bars = linkBars(kernels.links)
     expect(bars.log).toBe(true)
     expect(bars.series).toEqual([{ transport: 'LOCAL', values: [400, null] }, { transport: 'HCCS', values: [null, 15] }])
-    const m = linkMatrix([...kernels.links, { link: '1-0', src: 1, dst: 0, transport: 'HCCS', bandwidth: 12, unit: 'GB/s', steps: 1 }])!
+    const m = linkMatrix([...kernels.links, { link: '1-0', src: 1, dst: 0, transport: 'HCCS', bandwidth: 12, unit: 'GB/s', steps: 1, mean_transfer_mb: null }])!
     expect(m.ranks).toEqual([0, 1])
     expect(m.cells).toContainEqual([0, 1, 12]) // dst 0, src 1
     expect(m.max).toBe(400)

@@ -13,6 +13,8 @@ const en = {
   collapse: 'Hide the advisor',
   expand: 'Advisor',
   counts: '{n} findings',
+  windowTitle: 'This window cannot be judged in steady state',
+  windowHint: 'Findings about idle time, launches, host time and data waits are withheld (listed under Not evaluated): they would describe the capture, not your training.',
   severity: {
     high: 'High',
     medium: 'Medium',
@@ -70,6 +72,8 @@ const zh: typeof en = {
   collapse: '隐藏性能建议',
   expand: '性能建议',
   counts: '{n} 条建议',
+  windowTitle: '无法按稳态评判该采集窗口',
+  windowHint: '关于空闲时间、下发、主机时间和数据等待的建议未给出（见“未评估”）：它们描述的是采集本身，而不是你的训练。',
   severity: {
     high: '高',
     medium: '中',
