@@ -3,11 +3,21 @@ import type { OverviewWindow } from '@/api/generated/api'
 import { ONE_OFF_MIN_SHARE, oneOffParts, oneOffRoute, windowNotice } from '@/components/advisor/windowWork'
 
 describe('the advice sidebar’s window notice', () => {
-  const limit = { en: 'The profiled window cannot be judged: profile complete training steps.', zh: '无法按稳态评判该采集窗口：请采集完整的训练迭代。' }
-  it('says why, in the language shown', () => {
-    expect(windowNotice(limit, 'en')).toBe(limit.en)
-    expect(windowNotice(limit, 'zh')).toBe(limit.zh)
-    expect(windowNotice({ en: limit.en, zh: '' }, 'zh')).toBe(limit.en) // no Chinese: English
+  // the advisor's text on hta/call_stack (advisor/engine.py _limit_text)
+  const limit = {
+    en: 'The profiled window cannot be judged in steady state: the 1 profiled step(s) hold only 6 events besides the step markers: a cut-out fixture or a capture that missed the work: steady-state rules are not evaluated; profile complete training steps.',
+    zh: '无法按稳态评判该采集窗口：采集的迭代中只有少量事件，无法归因迭代时间；请采集完整的训练迭代（稳态规则未评估）。',
+  }
+  it('says why and what to do, in the language shown, without repeating the title', () => {
+    const en = windowNotice(limit, 'en')!
+    expect(en.startsWith('The 1 profiled step(s) hold only 6 events')).toBe(true)
+    expect(en.endsWith('profile complete training steps.')).toBe(true)
+    expect(windowNotice(limit, 'zh')).toBe('采集的迭代中只有少量事件，无法归因迭代时间；请采集完整的训练迭代（稳态规则未评估）。')
+    expect(windowNotice({ en: limit.en, zh: '' }, 'zh')).toBe(en) // no Chinese: English
+  })
+  it('keeps a text that does not open with the title whole', () => {
+    expect(windowNotice({ en: 'Profile a complete trace.', zh: '请采集完整的 trace。' }, 'zh')).toBe('请采集完整的 trace。')
+    expect(windowNotice({ en: 'Profile a complete trace.', zh: '' }, 'en')).toBe('Profile a complete trace.')
   })
   it('is absent when the window can be judged', () => {
     expect(windowNotice(null, 'en')).toBeNull()

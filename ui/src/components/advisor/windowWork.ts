@@ -8,11 +8,20 @@
 import type { RouteLocationRaw } from 'vue-router'
 import type { OverviewWindow, Text } from '@/api/generated/api'
 
+/** The advisor's opening of the notice (advisor/engine.py `_limit_text`), which the
+ * sidebar's own title already says: left out of the body so the reason comes first. */
+const LEAD = { en: 'The profiled window cannot be judged in steady state: ', zh: '无法按稳态评判该采集窗口：' }
+
 /** The advice's notice in the language shown (English where the other is missing), or
- * null when the window can be judged. It says why and what to do (the advisor's text). */
+ * null when the window can be judged: why, and what to do (the advisor's text). */
 export function windowNotice(limit: Text | null | undefined, lang: 'en' | 'zh'): string | null {
   if (!limit) return null
-  return (lang === 'zh' ? limit.zh : limit.en) || limit.en || null
+  const zh = lang === 'zh' && !!limit.zh
+  const text = zh ? limit.zh : limit.en
+  if (!text) return null
+  const lead = zh ? LEAD.zh : LEAD.en
+  const rest = text.startsWith(lead) ? text.slice(lead.length) : text
+  return rest && !zh ? rest[0].toUpperCase() + rest.slice(1) : rest || text
 }
 
 /** One-off kinds in the order the marker lists them (the window model's kinds). */
