@@ -199,6 +199,7 @@ class Overview(Where):
     distributed = fields.Dict(allow_none=True)
     parallel = fields.Dict(allow_none=True)
     perf = fields.Dict(allow_none=True)
+    window = fields.Dict(allow_none=True)
     warnings = fields.List(fields.Dict())
 
 

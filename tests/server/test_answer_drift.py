@@ -44,6 +44,7 @@ RUNS = {
     "mindspore_legacy/cluster_propose": "msc/cluster_propose",  # a run named "msc"
     "torch_cpu/small": "torch/small",
     "mindspore_cpu": "mscpu/mindspore_cpu",
+    "hta/call_stack": "hta/call_stack",  # a fragment: the advice's `window_limit` is set
 }
 
 #: Copied into the legacy run's copy as its rank's file (see `served`).
@@ -174,6 +175,13 @@ def test_answers_on_real_data_cover_the_optional_shapes(served: Served) -> None:
     assert ranges and any("event" in ev for ev in ranges) and all("tracks" in ev for ev in ranges)
     msc = c.get(f"/api/v1/runs/{runs['msc']}/advice").json["advice"]
     assert any("worker" in ev for f in msc["findings"] for ev in f["evidence"])
+    # a window that cannot be judged: the advice says why (en+zh), the overview carries it
+    frag = runs["hta/call_stack"]
+    notice = c.get(f"/api/v1/runs/{frag}/advice").json["advice"]["window_limit"]
+    assert "profile complete training steps" in notice["en"] and "完整" in notice["zh"]
+    assert c.get(f"/api/v1/runs/{frag}/overview").json["window"]["limit"]["kind"] == "fragment"
+    resnet = c.get(f"/api/v1/runs/{runs['kineto/resnet50']}/advice").json["advice"]
+    assert resnet["window_limit"] is None
 
 
 def test_ranks_of_evidence_name_their_worker(served: Served) -> None:

@@ -39,10 +39,29 @@ describe('cluster rows', () => {
     expect(rows.map((r) => r.gap_us)).toEqual([-100, -100, 200]) // mean 200
     expect(rows[2].gap_pct).toBe(100)
     const slow = slowestRank(cluster, rows)
-    expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 200, fastest_rank: 0 })
+    // the server's figures (against the others, over the compared steps), not the row's
+    expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 300, gap_pct: 300, fastest_rank: 0, compared: ['1'] })
     expect(slowestTone(slow!)).toBe('warning') // 100 % above the mean
     expect(slowestTone({ ...slow!, gap_pct: 0.3 })).toBe('info') // within noise: a plain fact
     expect(slowestTone({ ...slow!, slow: false })).toBe('info') // it waited: no straggler
+  })
+
+  it('states the server’s figures when the rows average other steps (cluster_propose)', () => {
+    // MindSpore cluster_propose: ranks 2 and 3 have only steps 1-2, so the server compares
+    // step 2, where rank 0 is slowest; rank 0's own 4-step average is below ranks 2 and 3's.
+    const propose: Cluster = {
+      ...cluster, workers: ['rank0', 'rank1', 'rank2', 'rank3'],
+      ranks: [comm(0, 179413.86), comm(1, 179372.43), comm(2, 180938.72), comm(3, 180997.04)],
+      slowest: { rank: 0, step_us: 181012.69, over_others_us: 66.54, over_others_pct: 0.0368, fastest_rank: 1,
+        over_fastest_us: 110, steps_compared: ['2'], own_us: 178416.19, others_own_us: 178992.89, slow: false },
+      stages: [stages(0, 179413.86), stages(1, 179372.43), stages(2, 179364.29), stages(3, 179380.47)],
+    }
+    const rows = rankRows(propose)
+    expect(rows[0].gap_us).toBeLessThan(0) // the row: below the mean of the rows
+    const slow = slowestRank(propose, rows)!
+    expect(slow).toMatchObject({ rank: 0, step_us: 181012.69, gap_us: 66.54, compared: ['2'], slow: false })
+    expect(slow.gap_us).toBeGreaterThan(0) // never "slowest" with a negative gap
+    expect(slowestTone(slow)).toBe('info')
   })
 
   it('falls back to the step trace when there is no communication', () => {
@@ -76,8 +95,8 @@ describe('communication', () => {
     steps: [{ step: '1', step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40 }],
     collectives: [{ name: 'AllReduce', calls: 4, total_us: 2000, bytes: 4e6, tool_wait_us: null, durations_us: [100, 900, 500, 500] }],
     links: [
-      { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1 },
-      { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1 },
+      { link: '0-0', src: 0, dst: 0, transport: 'LOCAL', bandwidth: 400, unit: 'GB/s', steps: 1, mean_transfer_mb: null },
+      { link: '0-1', src: 0, dst: 1, transport: 'HCCS', bandwidth: 15, unit: 'GB/s', steps: 1, mean_transfer_mb: null },
     ],
     average: { step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40, tool_wait_us: null },
     average_steps: ['1'],
@@ -126,7 +145,7 @@ describe('communication', () => {
     const bars = linkBars(kernels.links)
     expect(bars.log).toBe(true)
     expect(bars.series).toEqual([{ transport: 'LOCAL', values: [400, null] }, { transport: 'HCCS', values: [null, 15] }])
-    const m = linkMatrix([...kernels.links, { link: '1-0', src: 1, dst: 0, transport: 'HCCS', bandwidth: 12, unit: 'GB/s', steps: 1 }])!
+    const m = linkMatrix([...kernels.links, { link: '1-0', src: 1, dst: 0, transport: 'HCCS', bandwidth: 12, unit: 'GB/s', steps: 1, mean_transfer_mb: null }])!
     expect(m.ranks).toEqual([0, 1])
     expect(m.cells).toContainEqual([0, 1, 12]) // dst 0, src 1
     expect(m.max).toBe(400)

@@ -8,6 +8,7 @@ function queue(name: QueueSummary['name'], sizes: number[], capacity: number | n
   return {
     name, capacity, samples: sizes.length, empty, full, empty_rate: empty / sizes.length,
     full_rate: full === null ? null : full / sizes.length, average_size: sizes.reduce((a, b) => a + b, 0) / sizes.length,
+    steady_empty: empty, steady_samples: sizes.length,
   }
 }
 

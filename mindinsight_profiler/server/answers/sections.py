@@ -26,6 +26,7 @@ from mindinsight_profiler.analysis.schema.perf import PerfModel
 from mindinsight_profiler.analysis.schema.perf_mindspore import MindSporeFlops
 from mindinsight_profiler.analysis.schema.report import InputWarning
 from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
+from mindinsight_profiler.analysis.schema.window import WindowEvent, WindowLimit
 from mindinsight_profiler.server.answers.base import Where
 
 
@@ -79,6 +80,19 @@ class OverviewPerf(Record, frozen=True, kw_only=True):
     step_mfu: list[float | None]
 
 
+class OverviewWindow(Record, frozen=True, kw_only=True):
+    """The report's `window` cut to the overview's marker: how much of the profiled steps is
+    one-off work (compile, initialisation, capture, warm-up; shares 0-1), where the longest
+    of each kind is (`start_ns`/`end_ns` from the timeline's origin, as every API time), and
+    why steady-state rules cannot judge the window (`limit`, null when they can)."""
+
+    total_us: dict[str, float]
+    share: dict[str, float]
+    window_share: float
+    longest: dict[str, WindowEvent]
+    limit: WindowLimit | None
+
+
 class Overview(Where, frozen=True, kw_only=True):
     """`/runs/<run>/overview`: the report's summary sections, cut for the overview page."""
 
@@ -97,6 +111,7 @@ class Overview(Where, frozen=True, kw_only=True):
     distributed: Distributed | None
     parallel: Parallel | None
     perf: OverviewPerf | None  # MFU (analysis.perf); null without operator calls
+    window: OverviewWindow | None  # one-off work in the window; null without steps
     warnings: list[InputWarning]  # files skipped or partly read: shown on every page
 
 

@@ -68,6 +68,7 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
         "distributed": r.get("distributed"),
         "parallel": r.get("parallel"),
         "perf": _perf_summary(r.get("perf_model")),
+        "window": _window_summary(target, r.get("window")),
         "warnings": r.get("warnings") or [],
     }
 
@@ -83,6 +84,22 @@ def _perf_summary(section: dict[str, Any] | None) -> dict[str, Any] | None:
         **{k: totals[k] for k in ("mfu", "hfu", "covered_share", "low_roof_share")},
         "step_mfu": [s["mfu"] for s in section["steps"]],
     }
+
+
+def _window_summary(target: access.Target, section: dict[str, Any] | None) -> dict[str, Any] | None:
+    """One-off work in the window for the overview's marker, each kind's longest event from
+    the timeline's origin (the trace is read only when there is one: most runs have none)."""
+    if not section:
+        return None
+    longest = section.get("longest") or {}
+    if longest:
+        zero = access.origin_ns(target)
+        longest = {
+            k: {**e, "start_ns": e["start_ns"] - zero, "end_ns": e["end_ns"] - zero}
+            for k, e in longest.items()
+        }
+    keys = ("total_us", "share", "window_share", "limit")
+    return {**{k: section.get(k) for k in keys}, "longest": longest}
 
 
 def _step_stages(step_trace: dict[str, Any] | None) -> dict[str, Any] | None:

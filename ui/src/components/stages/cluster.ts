@@ -55,9 +55,16 @@ export function rankRows(c: Cluster): RankRow[] {
 export interface Slowest {
   rank: number
   worker: string | null
+  /** The rank's mean step over `compared` (the server's figure when it chose the rank). */
   step_us: number
+  /** Against the mean of the other ranks over the same steps (the server's), or of all
+   * ranks' averages (the step-trace fallback). */
   gap_us: number
   gap_pct: number | null
+  /** The steps every rank has, over which the server compared them ([]: each rank's own
+   * average). A rank's own average can cover other steps, so its row may show a shorter
+   * step than a rank it beats on the compared steps: the alert says which steps. */
+  compared: string[]
   /** The server's figures when it chose the rank (communication), else null. */
   over_fastest_us: number | null
   fastest_rank: number | null
@@ -66,7 +73,6 @@ export interface Slowest {
   slow: boolean | null
 }
 
-/** The server's slowest rank (by communication's step), else the longest step-trace step. */
 /** Share above the mean (%) from which the slowest rank is a warning, not a plain fact: the
  * outlier test's 5 %; below it, a "slowest" rank is within run-to-run noise. */
 export const SLOW_RANK_WARN_PCT = 5
@@ -76,15 +82,29 @@ export function slowestTone(s: Slowest): 'warning' | 'info' {
   return s.gap_pct !== null && s.gap_pct >= SLOW_RANK_WARN_PCT ? 'warning' : 'info'
 }
 
+/**
+ * The server's slowest rank (by communication's step over the steps all ranks have), with
+ * the server's own figures; else the longest step-trace step against the mean of all.
+ * The server's figures, never the row's: the row averages the rank's own steps, which can
+ * differ from the compared ones (MindSpore cluster_propose: rank 0 is slowest on step 2,
+ * the only step all four ranks have, but its own 4-step average is below ranks 2 and 3's).
+ */
 export function slowestRank(c: Cluster, rows: RankRow[]): Slowest | null {
-  const pick = c.slowest
-    ? rows.find((r) => r.rank === c.slowest!.rank)
-    : [...rows].filter((r) => r.step_us !== null).sort((a, b) => b.step_us! - a.step_us!)[0]
-  if (!pick || pick.step_us === null || pick.gap_us === null || rows.length < 2) return null
+  if (rows.length < 2) return null
+  const s = c.slowest
+  if (s) {
+    const row = rows.find((r) => r.rank === s.rank)
+    return {
+      rank: s.rank, worker: row?.worker ?? null, step_us: s.step_us, gap_us: s.over_others_us,
+      gap_pct: s.over_others_pct, compared: s.steps_compared, over_fastest_us: s.over_fastest_us,
+      fastest_rank: s.fastest_rank, slow: s.slow,
+    }
+  }
+  const pick = [...rows].filter((r) => r.step_us !== null).sort((a, b) => b.step_us! - a.step_us!)[0]
+  if (!pick || pick.step_us === null || pick.gap_us === null) return null
   return {
     rank: pick.rank, worker: pick.worker, step_us: pick.step_us, gap_us: pick.gap_us, gap_pct: pick.gap_pct,
-    over_fastest_us: c.slowest?.over_fastest_us ?? null, fastest_rank: c.slowest?.fastest_rank ?? null,
-    slow: c.slowest?.slow ?? null,
+    compared: [], over_fastest_us: null, fastest_rank: null, slow: null,
   }
 }
 

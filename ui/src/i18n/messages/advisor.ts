@@ -13,6 +13,9 @@ const en = {
   collapse: 'Hide the advisor',
   expand: 'Advisor',
   counts: '{n} findings',
+  noneWindow: 'No findings: the rules that judge steady state were not run on this window (see above); the others passed.',
+  windowTitle: 'This window cannot be judged in steady state',
+  windowHint: 'Findings about idle time, launches, host time and data waits are withheld (listed under Not evaluated): they would describe the capture, not your training.',
   severity: {
     high: 'High',
     medium: 'Medium',
@@ -70,6 +73,9 @@ const zh: typeof en = {
   collapse: '隐藏性能建议',
   expand: '性能建议',
   counts: '{n} 条建议',
+  noneWindow: '没有发现问题：该采集窗口未运行稳态规则（见上文），其余规则均已通过。',
+  windowTitle: '无法按稳态评判该采集窗口',
+  windowHint: '关于空闲时间、下发、主机时间和数据等待的建议未给出（见“未评估”）：它们描述的是采集本身，而不是你的训练。',
   severity: {
     high: '高',
     medium: '中',

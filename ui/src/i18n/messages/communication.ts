@@ -38,7 +38,9 @@ const en = {
   cluster: {
     title: 'Cluster',
     single: 'This run has {n} worker(s) with step figures: the cluster view compares two or more ranks.',
-    slowest: 'Rank {rank} is the slowest: {step} per step, {gap} against the mean of all ranks.',
+    slowest: 'Rank {rank} is the slowest: {step} per step, {gap} against the mean of the other ranks.',
+    slowestAll: 'Rank {rank} is the slowest: {step} per step, {gap} against the mean of all ranks.',
+    compared: 'Compared over step(s) {steps}, the ones every rank has; the table averages each rank’s own steps.',
     fastest: 'The fastest, rank {rank}, is {gap} quicker per step.',
     notSlow: 'It is no straggler: its longer step is time in communication, waiting for the others; its own work per step is no longer than theirs.',
     open: 'Open {worker}',
@@ -132,7 +134,9 @@ const zh: typeof en = {
   cluster: {
     title: '集群',
     single: '此运行有 {n} 个带迭代数据的 worker：集群视图需要两个或更多 rank 进行比较。',
-    slowest: 'Rank {rank} 最慢：每迭代 {step}，与所有 rank 的平均值相比 {gap}。',
+    slowest: 'Rank {rank} 最慢：每迭代 {step}，与其他 rank 的平均值相比 {gap}。',
+    slowestAll: 'Rank {rank} 最慢：每迭代 {step}，与所有 rank 的平均值相比 {gap}。',
+    compared: '比较的是所有 rank 都有的迭代 {steps}；表格中为各 rank 自身迭代的平均值。',
     fastest: '最快的 rank {rank} 每迭代快 {gap}。',
     notSlow: '它并不是慢卡：多出的时间都在通信中等待其他卡，它自身每迭代的工作并不比其他卡长。',
     open: '打开 {worker}',
