@@ -18,6 +18,7 @@ from tests.advisor.helpers import (
 )
 from tests.conftest import shared
 from tests.integration.cli import run_cli
+from tests.msdata import scale_hccl_transfers
 
 #: The planted straggler: every duration of this rank's step trace stretched by this factor.
 SLOWER_RANK, STRETCH = 3, 1.4  # 0.4 / 1.1 = 36 % above the mean: over the 20 % threshold
@@ -128,21 +129,7 @@ def _large_transfers(folder: Path) -> Path:
     """cluster_propose copied with every hccl_raw link_info size times 2,000 (bandwidths
     kept): from 29 MB per call (rank 1's 0-1 link, 14.5 KB) up, all above SDMA's 16 MB."""
     shutil.copytree(shared("mindspore_legacy/cluster_propose"), folder)
-    for path in folder.glob("hccl_raw_*.csv"):
-        path.chmod(0o644)
-        with path.open(newline="") as f:
-            rows = list(csv.DictReader(f))
-        for row in rows:
-            info = json.loads(row["link_info"])
-            for by_type in info.values():
-                for v in by_type.values():
-                    v[1] *= 2000
-            row["link_info"] = json.dumps(info)
-        with path.open("w", newline="") as f:
-            out = csv.DictWriter(f, fieldnames=list(rows[0]))
-            out.writeheader()
-            out.writerows(rows)
-    return folder
+    return scale_hccl_transfers(folder)
 
 
 def test_slow_link_is_not_judged_on_small_transfers(advisor_ws: Path) -> None:

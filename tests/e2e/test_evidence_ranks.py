@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import SHARED_DATA
 from tests.e2e.browser import Tab, skip_reason
+from tests.msdata import scale_hccl_transfers
 from tests.server.service import Server
 
 SOURCE = SHARED_DATA / "mindspore_legacy/cluster_propose"
@@ -38,6 +39,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, 
         pytest.skip(f"real data not available: {SOURCE} (../shared/data)")
     base = tmp_path_factory.mktemp("cluster-base")
     shutil.copytree(SOURCE, base / "msc")
+    scale_hccl_transfers(base / "msc")  # latency-bound links otherwise: no slow-link evidence
     server = Server(base, tmp_path_factory.mktemp("cluster-ws"))
     server.start("--reload-interval", "0")
     try:

@@ -34,6 +34,7 @@ from mindinsight_profiler.server.routes.common import ENDPOINTS
 from mindinsight_profiler.server.settings import Settings
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
+from tests.msdata import scale_hccl_transfers
 from tests.server.test_api_endpoints import cli_json
 
 #: Real runs: shared data folder -> where the test's base dir holds it.
@@ -111,6 +112,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
     base = tmp_path_factory.mktemp("base").resolve()
     for src, dst in RUNS.items():
         shutil.copytree(shared(src), base / dst)
+    # the cluster's links move 3-6 KB per call (latency-bound: no slow_link); scaled up, its
+    # slow link is reported and the link evidence's landing can be checked
+    scale_hccl_transfers(base / RUNS["mindspore_legacy/cluster_propose"])
     # No run above has a dynamic-shape file: the legacy run's copy gets the fixtures' one (a
     # GPU run's, rank 0), so that the section's answer is checked with its data too.
     fixture = shared(DYNAMIC_SHAPE_FILE)
