@@ -41,7 +41,7 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
     if exposed is not None and step and section.get("steps"):
         per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
         return float(exposed), float(step), per_step
-    reduce = _reduce_after_backward(ctx)
+    reduce = _reduce_after_backward(ctx) or _step_trace_ledger(ctx)
     if reduce is not None:
         return reduce
     comm_section(ctx)  # Unavailable: no collectives at all
@@ -49,6 +49,23 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
         "needs a kernel timeline to tell overlapped from exposed communication "
         f"(this input's communication comes from {section.get('source')})"
     )
+
+
+def _step_trace_ledger(ctx: Context) -> tuple[float, float, list[float]] | None:
+    """The step-trace ledger's exposed communication (its collective stages after the BP
+    point, analysis/steps/step_trace_ledger.py), when the run has collectives and no stage
+    named `_parallel_`: the time the ledger books and savings are capped by. None else."""
+    ledger = ctx.report.get("ledger") or {}
+    if ledger.get("source") != "step_trace" or not ctx.report.get("communication"):
+        return None
+    parts, rows = ledger.get("parts") or [], ledger.get("per_step_us") or []
+    average = (ledger.get("average_us") or {}).get("exposed_communication")
+    if "exposed_communication" not in parts or average is None or not rows:
+        return None
+    i = parts.index("exposed_communication")
+    per_step = [float(r[i] or 0.0) for r in rows]
+    step = sum(float(v or 0.0) for v in (ledger.get("average_us") or {}).values())
+    return (float(average), step, per_step) if step > 0 else None
 
 
 def _reduce_after_backward(ctx: Context) -> tuple[float, float, list[float]] | None:
