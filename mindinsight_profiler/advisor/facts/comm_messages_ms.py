@@ -42,7 +42,7 @@ def _sizes(ctx: Context) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, kb in zip(trace.strings.lookup(ops["op"]), ops["size_kb"].tolist(), strict=True):
         if kb >= 0:
-            out[name] = max(out.get(name, 0), int(round(kb * KB)))
+            out[name] = max(out.get(name, 0), round(kb * KB))
     return out
 
 
