@@ -7,7 +7,8 @@ all-reduced on its own, FSDP units too fine. The sizes come from what each call 
 NCCL kernels their `In msg nelems` and `dtype` (the trace model's `comm_msg`), gloo's
 `gloo:<collective>` ranges their tensor (`Input Dims` x the `Input type`'s element size).
 Collective kernels without those args (traces before PyTorch recorded them) leave these
-facts unavailable rather than guessed.
+facts unavailable rather than guessed. A MindSpore run timed only by its step trace has
+neither: its collective stages, sized by `hccl_raw`, stand in (comm_messages_ms).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.advisor.facts.comm_messages_ms import step_trace_calls
 from mindinsight_profiler.advisor.facts.compute import step_of
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.labels import label
@@ -49,7 +51,7 @@ SCALAR_BYTES = {
 
 NEEDS = (
     "collectives that record their message sizes (NCCL kernels' In msg nelems, gloo ranges "
-    "with record_shapes)"
+    "with record_shapes, MindSpore step-trace collectives sized by hccl_raw)"
 )
 
 
@@ -112,7 +114,11 @@ def _calls(ctx: Context) -> dict[str, Any]:
         raise Unavailable(f"needs the trace's events ({NEEDS})")
     rows, sizes, names = _sized(trace)
     if not len(rows):
-        raise Unavailable(f"needs {NEEDS}")
+        staged = step_trace_calls(ctx)
+        if staged is None:
+            raise Unavailable(f"needs {NEEDS}")
+        ctx.memo["comm.messages"] = staged
+        return dict(staged)
     ev = trace.events
     known = np.array([s is not None for s in sizes], dtype=bool)
     if not known.any():
@@ -188,3 +194,23 @@ def small_message_share(ctx: Context) -> float:
     if total <= 0:
         raise Unavailable("the sized collectives take no time")
     return float(calls["ns"][calls["bytes"] < SMALL_BYTES].sum()) / total
+
+
+@fact(
+    "comm.small_message_transfer_us",
+    "us",
+    "comm.small_message_us less the share of it spent waiting for peers (comm.wait_us over "
+    "this rank's sized collective time per step), microseconds: the per-call cost fusing "
+    "the small calls can shorten. Measured on the calls themselves (their kernels or, on "
+    "a MindSpore step trace, their stages), not on HCCL's transfer cost, which leaves out "
+    "the per-call overhead; without comm.wait_us nothing is taken off.",
+    NEEDS,
+)
+def small_message_transfer_us(ctx: Context) -> float:
+    calls = _calls(ctx)
+    small = float(calls["ns"][calls["bytes"] < SMALL_BYTES].sum()) / 1000.0 / calls["steps"]
+    own = float(calls["ns"].sum()) / 1000.0 / calls["steps"]
+    wait = ctx.value("comm.wait_us")
+    if wait is None or own <= 0:
+        return small
+    return small * max(0.0, 1.0 - float(wait) / own)

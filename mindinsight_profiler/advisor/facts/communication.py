@@ -3,23 +3,24 @@
 They read the report's `communication` section (analysis/communication/section.py): per step the
 time only communication runs (exposed), both run (overlapped), only compute runs, and the
 rest. MindSpore's legacy `hccl_raw` export has no kernel timeline, so it cannot tell what
-overlaps: the exposed figures are unavailable there rather than guessed.
+overlaps: there the exposed figures are the step trace's collective stages after the BP
+point (comm_step_trace), and unavailable without a step trace rather than guessed.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from mindinsight_profiler.advisor.facts.cluster import cluster_facts_summary, rank_of
 from mindinsight_profiler.advisor.facts.comm_split import hccl_waiting_us
+from mindinsight_profiler.advisor.facts.comm_step_trace import (
+    reduce_after_backward,
+    step_trace_ledger,
+)
 from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
-from mindinsight_profiler.analysis import intervals as iv
-from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 
 
 def comm_section(ctx: Context) -> dict[str, Any]:
@@ -41,7 +42,7 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
     if exposed is not None and step and section.get("steps"):
         per_step = [float(r.get("exposed_communication_us") or 0.0) for r in section["steps"]]
         return float(exposed), float(step), per_step
-    reduce = _reduce_after_backward(ctx)
+    reduce = reduce_after_backward(ctx) or step_trace_ledger(ctx)
     if reduce is not None:
         return reduce
     comm_section(ctx)  # Unavailable: no collectives at all
@@ -49,37 +50,6 @@ def _exposed(ctx: Context) -> tuple[float, float, list[float]]:
         "needs a kernel timeline to tell overlapped from exposed communication "
         f"(this input's communication comes from {section.get('source')})"
     )
-
-
-def _reduce_after_backward(ctx: Context) -> tuple[float, float, list[float]] | None:
-    """MindSpore's step trace: per step, the time its data-parallel all-reduce stages
-    (`stream_<s>_parallel_<n>` columns) run after the backward end (BP point). Before it
-    backward compute hides them; after it only the optimizer could, and it needs the reduced
-    gradients, so that part is exposed. None without such stages."""
-    trace = ctx.trace
-    if trace is None:
-        return None
-    steps, red = trace.tables.get(STEP_TABLE), trace.tables.get(REDUCE_TABLE)
-    if steps is None or red is None or not len(red["step"]):
-        return None
-    parallel = np.array(["_parallel_" in n for n in trace.strings.lookup(red["stage"])], bool)
-    if not parallel.any():
-        return None
-    per_step, totals = [], []
-    for i in np.argsort(steps["step"], kind="stable").tolist():
-        step = int(steps["step"][i])
-        bp, end = int(steps["bp_ns"][i]), int(steps["end_ns"][i])
-        mine = parallel & (red["step"] == step) & (red["start_ns"] > 0)
-        mine &= red["end_ns"] > red["start_ns"]
-        starts = np.maximum(red["start_ns"][mine], bp)
-        ends = np.minimum(red["end_ns"][mine], end)
-        keep = ends > starts
-        u = iv.union(starts[keep], ends[keep])
-        per_step.append(u.total() / 1000.0)
-        totals.append(float(end - int(steps["start_ns"][i])) / 1000.0)
-    if not per_step or not sum(totals):
-        return None
-    return float(np.mean(per_step)), float(np.mean(totals)), per_step
 
 
 @fact(
@@ -99,8 +69,10 @@ def exposed_share(ctx: Context) -> Observed:
 @fact(
     "comm.exposed_us",
     "us",
-    "Average exposed (not overlapped) communication per step, microseconds.",
-    "collective kernels on a device timeline",
+    "Average exposed (not overlapped) communication per step, microseconds (on a MindSpore "
+    "step trace without a timeline: its collective stages after the BP point, as the step "
+    "ledger books them).",
+    "collective kernels on a device timeline, or a MindSpore step trace with collectives",
 )
 def exposed_us(ctx: Context) -> float:
     return _exposed(ctx)[0]

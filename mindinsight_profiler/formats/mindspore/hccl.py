@@ -3,7 +3,8 @@
 Columns: `step_num`, `communication_cost` and `wait_cost` (ms), `link_info` (JSON: per
 `src-dst` link and transport, [time ms, size, bandwidth]) and, in newer files,
 `communication_operator_cost` (JSON: per collective call `[step, cost ms, wait ms, links]`,
-whose links give how many calls used each link: `transfers`, for the mean transfer size).
+whose links give how many calls used each link: `transfers`, for the mean transfer size,
+and each call's size: `size_kb`, the largest it moved over one link, in the links' KB).
 The per-call costs are what lets a cluster view match the same collective across ranks;
 without them only step totals are known. Rows that are not steps (averages) are dropped.
 """
@@ -30,8 +31,8 @@ def _ms_to_ns(path: Path, values: list[float] | np.ndarray, what: str) -> np.nda
 def _operator_costs(
     path: Path, steps: list[str], cells: list[str], transfers: dict[tuple[int, str, str], int]
 ) -> list[tuple[Any, ...]]:
-    """(step, op name, cost ms, wait ms) of every collective call, from the JSON column;
-    counts into `transfers` the calls that used each (step, link, transport)."""
+    """(step, op name, cost ms, wait ms, size KB or -1) of every collective call, from the
+    JSON column; counts into `transfers` the calls that used each (step, link, transport)."""
     calls: list[tuple[Any, ...]] = []
     for row, (step, cell) in enumerate(zip(steps, cells, strict=True)):
         try:
@@ -47,12 +48,15 @@ def _operator_costs(
                 raise InputError(
                     path, f"row {row + 2}: {op} needs [step, cost, wait, ...]"
                 ) from None
-            calls.append((int(step), op, cost, wait))
+            size = -1.0
             if len(v) > 3 and isinstance(v[3], dict):
                 for link, by_type in v[3].items():
-                    for kind in by_type if isinstance(by_type, dict) else ():
+                    for kind, x in by_type.items() if isinstance(by_type, dict) else ():
                         key = (int(step), str(link), str(kind))
                         transfers[key] = transfers.get(key, 0) + 1
+                        if isinstance(x, list) and len(x) > 1 and isinstance(x[1], int | float):
+                            size = max(size, float(x[1]))
+            calls.append((int(step), op, cost, wait, size))
     return calls
 
 
@@ -94,7 +98,16 @@ def read_hccl(path: Path) -> dict[str, Any]:
         "calls": calls,
         "call_comm_ns": _ms_to_ns(path, [c[2] for c in calls], f"{_OPS_COLUMN} cost"),
         "call_wait_ns": _ms_to_ns(path, [c[3] for c in calls], f"{_OPS_COLUMN} wait"),
+        "call_size_kb": _sizes(path, [c[4] for c in calls]),
     }
+
+
+def _sizes(path: Path, sizes: list[float]) -> np.ndarray:
+    """The calls' sizes (KB, -1 where no link gave one), checked like the links' sizes."""
+    out = np.array(sizes, dtype=np.float64)
+    if not ((out >= -1) & (out <= MAX_NUMBER)).all():
+        raise InputError(path, f"{_OPS_COLUMN}: a link size out of range")
+    return out
 
 
 def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
@@ -124,5 +137,6 @@ def add_hccl(b: TraceBuilder, parsed: dict[str, Any]) -> None:
                 "op": b.codes([c[1] for c in calls]),
                 "comm_ns": parsed["call_comm_ns"],
                 "wait_ns": parsed["call_wait_ns"],
+                "size_kb": parsed["call_size_kb"],
             },
         )
