@@ -33,6 +33,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     operators,
     perf,
     perf_compute,
+    python_hot,
     stability,
     steps,
     sync_inferred,
