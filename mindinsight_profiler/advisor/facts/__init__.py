@@ -34,6 +34,7 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     perf,
     perf_compute,
     python_hot,
+    python_logging,
     stability,
     steps,
     sync_inferred,

@@ -9,8 +9,9 @@ operator under it (issue 18, holdout plant py_preprocess), while the same loop's
 glue (loop body, forward methods) stays under 0.2 ms per step.
 
 Time below a framework frame (a module's __call__, autograd, the optimizer, the profiler)
-is the framework's dispatch overhead, not the user's code: it is not attributed to the
-user function that called the framework. Time in stdlib or non-torch packages called by the
+is the framework's dispatch overhead, not the user's code, and time in a sleep or a wait
+is not Python work (untracked_time names it): neither is attributed to the user function
+that called it. Time in stdlib or non-torch packages called by the
 user (json, PIL, a tokenizer library) is attributed to the calling user function.
 """
 
@@ -34,6 +35,10 @@ NEEDS = "a trace with Python stacks (with_stack=True) and steps"
 LIBRARY = ("site-packages/", "dist-packages/", "/lib/python", "torch/", "<", "nn.Module:")
 #: Frames of the framework: time below them is its overhead, not the user's Python.
 FRAMEWORK = ("torch/", "torch.", "torch_npu", "mindspore", "nn.Module:", "<built-in method run_")
+#: Frames that wait (sleep, a lock, a queue, a socket): blocked time, not Python work; the
+#: sleeps of untracked_time (a `time.sleep(0.02)` in the loop) are not the user's computing.
+WAITS = ("<built-in function sleep>", "acquire' of", "<built-in method acquire",
+         "<method 'wait' of", "<built-in function select>", "<built-in method poll")  # fmt: skip
 #: Host events that mean "an operator runs" (the thread is not in plain Python).
 _OPS = (Kind.CPU_OP, Kind.PYTHON, Kind.RUNTIME, Kind.SYNC, Kind.USER_ANNOTATION)
 
@@ -44,8 +49,9 @@ def is_user_frame(name: str) -> bool:
 
 
 def is_framework_frame(name: str) -> bool:
-    """Whether a python_function name is a frame of the training framework."""
-    return any(f in name for f in FRAMEWORK)
+    """Whether a python_function name is a frame of the training framework, or a wait:
+    time below it is not the user's Python work."""
+    return any(f in name for f in FRAMEWORK) or any(w in name for w in WAITS)
 
 
 def step_thread_frames(
@@ -61,7 +67,9 @@ def step_thread_frames(
         raise Unavailable("needs the trace of this worker")
     ev = trace.events
     step_tracks = np.unique(ev["track"][trace.names_matching(is_step_name)])
-    frames = np.flatnonzero((ev["kind"] == Kind.PYTHON_FUNCTION) & np.isin(ev["track"], step_tracks))
+    frames = np.flatnonzero(
+        (ev["kind"] == Kind.PYTHON_FUNCTION) & np.isin(ev["track"], step_tracks)
+    )
     if not len(frames):
         raise Unavailable(f"needs {NEEDS}: the trace has no Python frames on the steps' thread")
     frames = frames[np.lexsort((-ev["end_ns"][frames], ev["start_ns"][frames]))]
