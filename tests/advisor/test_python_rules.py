@@ -54,7 +54,9 @@ def test_clean_loops_have_no_python_hotspot(planted: Path, advisor_ws: Path) -> 
         advice = advise_path(planted / plant, advisor_ws / plant)
         does_not_fire(advice, "python_hotspot")
         facts = next(c.facts for c in advice.checked if c.id == "python_hotspot")
-        assert facts["python.hot_function_share"] < 0.05, (plant, facts)
+        # idle machine: under 2 % (the loop's glue, forward methods); on a loaded one the
+        # loop's own frame was seen at 5.9 % (1.4 ms of a 24 ms step): below the 10 % bar
+        assert facts["python.hot_function_share"] < 0.10, (plant, facts)
 
 
 def test_per_step_gradient_logging_is_found(planted: Path, advisor_ws: Path) -> None:

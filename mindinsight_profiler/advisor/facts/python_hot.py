@@ -27,7 +27,7 @@ from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.analysis.categories import is_step_name
-from mindinsight_profiler.model.kinds import Kind, is_kind
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 
 NEEDS = "a trace with Python stacks (with_stack=True) and steps"
@@ -104,6 +104,9 @@ def _hot(ctx: Context) -> dict[str, Any]:
     tracks = np.unique(ev["track"][frames])
     ops = is_kind(ev["kind"], _OPS) & np.isin(ev["track"], tracks)
     ops &= ~trace.names_matching(is_step_name)
+    # Python while the device computes costs nothing: only time with the device idle counts
+    # (the ledger's untracked part, which the rule claims).
+    ops |= is_kind(ev["kind"], DEVICE_KINDS) & (ev["device"] >= 0)
     free = iv.subtract(iv.union(start, end), iv.union(ev["start_ns"][ops], ev["end_ns"][ops]))
     own = iv.overlap_per_window(free, ev["start_ns"][frames], ev["end_ns"][frames])
     child = parent >= 0
@@ -126,8 +129,8 @@ def _hot(ctx: Context) -> dict[str, Any]:
     "us",
     "Average per step of the time the user's busiest Python function (a frame of the user's "
     "own files, with what it calls outside the framework) runs with no operator on the "
-    "steps' thread, microseconds: tokenising, decoding, file I/O, list building. Evidence: "
-    "the functions with most such time, as file(line): name.",
+    "steps' thread and no device work, microseconds: tokenising, decoding, file I/O, list "
+    "building. Evidence: the functions with most such time, as file(line): name.",
     NEEDS,
 )
 def hot_function_us(ctx: Context) -> Observed:
