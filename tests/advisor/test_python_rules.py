@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mindinsight_profiler.advisor.facts.python_hot import is_framework_frame, is_user_frame
+import numpy as np
+
+from mindinsight_profiler.advisor.facts.python_hot import (
+    _per_step_own,
+    is_framework_frame,
+    is_user_frame,
+)
+from mindinsight_profiler.analysis import intervals as iv
 from tests.advisor.helpers import advise_path, does_not_fire, fires
 
 
@@ -82,3 +89,14 @@ def test_traces_without_stacks_are_not_judged(planted: Path, advisor_ws: Path) -
     reasons = {n.id: n.reason for n in advice.not_evaluated}
     assert "with_stack=True" in reasons["python_hotspot"], reasons.get("python_hotspot")
     assert "with_stack=True" in reasons["per_step_logging"], reasons.get("per_step_logging")
+
+
+def test_own_time_is_split_by_step() -> None:
+    # A spans both steps [0, 50) and [50, 100); B [10, 30) and C [40, 60) are its calls, C
+    # crossing the step boundary; the free time is [0, 95) (an operator runs at the end).
+    free = iv.Ranges(np.array([0]), np.array([95]))
+    s, e = np.array([0, 10, 40]), np.array([100, 30, 60])
+    parent = np.array([-1, 0, 0])
+    fi, kk, own = _per_step_own(free, s, e, parent, np.array([0, 50]), np.array([50, 100]))
+    got = {(int(f), int(k)): float(o) for f, k, o in zip(fi, kk, own, strict=True)}
+    assert got == {(0, 0): 20, (0, 1): 35, (1, 0): 20, (2, 0): 10, (2, 1): 10}

@@ -94,8 +94,31 @@ def step_thread_frames(
     return got
 
 
+def _per_step_own(
+    free: iv.Ranges, s: np.ndarray, e: np.ndarray, parent: np.ndarray, start: np.ndarray,
+    end: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(frame, step, own free ns) for every frame and step it overlaps: the frame's time in
+    `free` inside that step, less its child frames' (the training loop's frame spans all
+    steps, a tokeniser's call one)."""
+    k0 = np.searchsorted(end, s, side="right")
+    count = np.clip(np.searchsorted(start, e, side="left") - k0, 0, None)
+    fi = np.repeat(np.arange(len(s)), count)
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])
+    kk = k0[fi] + np.arange(len(fi)) - first[fi]
+    own = iv.overlap_per_window(free, np.maximum(s[fi], start[kk]), np.minimum(e[fi], end[kk]))
+    key = fi * len(start) + kk  # sorted: frames in order, their steps in order
+    child = parent[fi] >= 0
+    at = np.searchsorted(key, parent[fi[child]] * len(start) + kk[child])
+    found = (at < len(key)) & (
+        key[np.clip(at, 0, len(key) - 1)] == parent[fi[child]] * len(start) + kk[child]
+    )
+    sub = np.bincount(at[found], weights=own[child][found], minlength=len(key))
+    return fi, kk, own - sub
+
+
 def _hot(ctx: Context) -> dict[str, Any]:
-    """Operator-free time in the steps per user function (memoised): {name: (ns, calls)}."""
+    """Per user function (memoised): operator-free ns in each step, and calls."""
     if "pyhot" in ctx.memo:
         return ctx.memo["pyhot"]
     trace, frames, parent, owner, blocked = step_thread_frames(ctx)
@@ -108,49 +131,51 @@ def _hot(ctx: Context) -> dict[str, Any]:
     # (the ledger's untracked part, which the rule claims).
     ops |= is_kind(ev["kind"], DEVICE_KINDS) & (ev["device"] >= 0)
     free = iv.subtract(iv.union(start, end), iv.union(ev["start_ns"][ops], ev["end_ns"][ops]))
-    own = iv.overlap_per_window(free, ev["start_ns"][frames], ev["end_ns"][frames])
-    child = parent >= 0
-    own = own - np.bincount(parent[child], weights=own[child], minlength=len(frames))
-    keep = (owner >= 0) & ~blocked
-    per: dict[str, list[int]] = {}
-    name_of = trace.strings.lookup(ev["name"][frames[owner[keep]]])
-    for n, ns in zip(name_of, own[keep].tolist(), strict=True):
-        per.setdefault(n, [0, 0])[0] += int(ns)
-    for n in trace.strings.lookup(ev["name"][frames[owner == np.arange(len(frames))]]):
-        if n in per:
-            per[n][1] += 1
-    out = {"steps": len(names), "per": per}
-    ctx.memo["pyhot"] = out
-    return out
+    order = np.argsort(start, kind="stable")
+    fi, kk, own = _per_step_own(free, ev["start_ns"][frames], ev["end_ns"][frames], parent,
+                                start[order], end[order])  # fmt: skip
+    keep = (owner[fi] >= 0) & ~blocked[fi]
+    codes = ev["name"][frames[owner[fi[keep]]]]
+    uniq, which = np.unique(codes, return_inverse=True)
+    table = np.zeros((len(uniq), len(start)), np.float64)
+    np.add.at(table, (which, kk[keep]), own[keep])
+    mine = owner == np.arange(len(frames))
+    calls = dict(zip(*np.unique(ev["name"][frames[mine]], return_counts=True), strict=True))
+    per = {
+        name: (float(np.median(row)) / 1000.0, float(row.mean()) / 1000.0,
+               int(calls.get(code, 0)) / len(names))
+        for name, code, row in zip(trace.strings.lookup(uniq), uniq.tolist(), table, strict=True)
+    }  # fmt: skip
+    ctx.memo["pyhot"] = per
+    return per
 
 
 @fact(
     "python.hot_function_us",
     "us",
-    "Average per step of the time the user's busiest Python function (a frame of the user's "
+    "Median over the steps of the time the user's busiest Python function (a frame of the user's "
     "own files, with what it calls outside the framework) runs with no operator on the "
     "steps' thread and no device work, microseconds: tokenising, decoding, file I/O, list "
     "building. Evidence: the functions with most such time, as file(line): name.",
     NEEDS,
 )
 def hot_function_us(ctx: Context) -> Observed:
-    got = _hot(ctx)
-    ranked = sorted(got["per"].items(), key=lambda kv: -kv[1][0])[:5]
+    per = _hot(ctx)
+    ranked = sorted(per.items(), key=lambda kv: -kv[1][0])[:5]
     if not ranked:
         return Observed(0.0)
-    steps = got["steps"]
     evidence = tuple(
         Evidence(
             kind="operator",
-            **label("python_function", name=n, calls=calls / steps, us=ns / 1000 / steps),
+            **label("python_function", name=n, calls=calls, us=median),
             page="operators",
-            value=round(ns / 1000.0 / steps, 3),
+            value=round(median, 3),
             unit="us",
             name=n,
         )
-        for n, (ns, calls) in ranked
+        for n, (median, _, calls) in ranked
     )
-    return Observed(ranked[0][1][0] / 1000.0 / steps, evidence)
+    return Observed(ranked[0][1][0], evidence)
 
 
 @fact(
@@ -160,7 +185,7 @@ def hot_function_us(ctx: Context) -> Observed:
     NEEDS,
 )
 def hot_function(ctx: Context) -> str:
-    per = _hot(ctx)["per"]
+    per = _hot(ctx)
     return max(per, key=lambda n: per[n][0]) if per else ""
 
 
