@@ -59,8 +59,9 @@ def _logging(ctx: Context) -> dict[str, Any]:
     trace, frames, parent, owner, _ = step_thread_frames(ctx)
     names, _, _ = step_windows(ctx)
     ev = trace.events
-    fnames = trace.strings.lookup(ev["name"][frames])
-    machinery = [any(m in n for m in MACHINERY) for n in fnames]
+    # names are judged once each (codes_where), not once per frame: traces hold millions
+    codes = trace.strings.codes_where(lambda n: any(m in n for m in MACHINERY))
+    machinery = np.isin(ev["name"][frames], codes).tolist()
     for i, p in enumerate(parent.tolist()):  # parents first: inherited down the stack
         machinery[i] = machinery[i] or (p >= 0 and machinery[p])
     tracks = np.unique(ev["track"][frames])
