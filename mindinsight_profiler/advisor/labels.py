@@ -77,6 +77,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "{name} at {line}: {calls} blocking waits for device values, {us:,.0f} us",
         "{line} 处的 {name}：{calls} 次等待设备数值的阻塞，{us:,.0f} us",
     ),
+    "python_function": (
+        "{name}: {calls:,.1f} calls, {us:,.0f} us per step with no operator running",
+        "{name}：每个迭代 {calls:,.1f} 次调用，{us:,.0f} us 期间没有算子运行",
+    ),
+    "step_logging": (
+        "{line}: {ops:,.0f} operators and {reads:,.0f} value reads per step, {us:,.0f} us",
+        "{line}：每个迭代 {ops:,.0f} 个算子、{reads:,.0f} 次数值读取，{us:,.0f} us",
+    ),
     "dtod_copies": (
         "{name}: {calls} device-to-device copies, {us:,.0f} us",
         "{name}：{calls} 次设备到设备拷贝，{us:,.0f} us",

@@ -33,6 +33,8 @@ from mindinsight_profiler.advisor.facts import (  # noqa: F401  (registration)
     operators,
     perf,
     perf_compute,
+    python_hot,
+    python_logging,
     stability,
     steps,
     sync_inferred,
