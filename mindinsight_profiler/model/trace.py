@@ -16,8 +16,8 @@ from mindinsight_profiler.model.strings import StringTable
 
 #: Bump when the meaning or layout of any column changes: caches of other versions are rebuilt.
 #: 4: communication message sizes (comm_msg); 5: Ascend comm_packets, PMU cycles, MindSpore
-#: block_dim.
-SCHEMA_VERSION = 5
+#: block_dim; 6: hccl_ops' per-call size (size_kb, MindSpore hccl_raw).
+SCHEMA_VERSION = 6
 
 #: Event columns: name -> (dtype, fill value for "absent").
 EVENT_COLUMNS: dict[str, tuple[str, float | int]] = {
