@@ -123,7 +123,7 @@ def _report(scores: list[Score]) -> str:
     held = [s for s in scores if s.label.id.startswith(HOLDOUT)]
     if held:
         precision, recall = totals(held)
-        lines.append(f"of which the holdout (labelled after tuning, never tuned on): "
+        lines.append(f"of which the holdout (labelled after the tuning): "
                      f"precision {precision}, recall {recall} over {len(held)} inputs")  # fmt: skip
     return "\n".join(lines)
 
