@@ -23,7 +23,13 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import gpu_trace, step_of, step_windows
 from mindinsight_profiler.advisor.facts.evidence import longest_events
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.kinds import Kind
@@ -157,12 +163,6 @@ def op_compile_us(ctx: Context) -> float:
     return _total_us(ctx, _aclop(ctx)["compile"][0])
 
 
-@fact(
-    "npu.aclop_share",
-    "ratio",
-    "npu.aclop_us divided by the mean step time (0..1).",
-    "an Ascend export with the AscendCL layer (Level1 or higher)",
+step_share(
+    "npu.aclop_share", "npu.aclop_us", "an Ascend export with the AscendCL layer (Level1 or higher)"
 )
-def aclop_share(ctx: Context) -> float | None:
-    got, average = ctx.value("npu.aclop_us"), ctx.value("step.average_us")
-    return None if got is None or not average else got / average

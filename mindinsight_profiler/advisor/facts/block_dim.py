@@ -23,7 +23,13 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import step_of
 from mindinsight_profiler.advisor.facts.operators import steps_count
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 
@@ -92,15 +98,7 @@ def single_core_matmul_us(ctx: Context) -> Observed:
     return Observed(got["us"], evidence)
 
 
-@fact(
-    "npu.single_core_matmul_share",
-    "ratio",
-    "npu.single_core_matmul_us divided by the mean step time (0..1).",
-    _NEEDS,
-)
-def single_core_matmul_share(ctx: Context) -> float | None:
-    got, average = ctx.value("npu.single_core_matmul_us"), ctx.value("step.average_us")
-    return None if got is None or not average else got / average
+step_share("npu.single_core_matmul_share", "npu.single_core_matmul_us", _NEEDS)
 
 
 @fact(

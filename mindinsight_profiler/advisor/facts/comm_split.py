@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import step_windows
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
@@ -175,12 +181,8 @@ def waiting_ratio(ctx: Context) -> float:
     return min(1.0, (split["wait_us"] + split["idle_us"]) / split["elapse_us"])
 
 
-@fact(
+step_share(
     "comm.exposed_transfer_share",
-    "ratio",
-    "comm.exposed_transfer_us divided by the mean step time (0..1).",
+    "comm.exposed_transfer_us",
     "collective kernels on a device timeline",
 )
-def exposed_transfer_share(ctx: Context) -> float | None:
-    got, average = ctx.value("comm.exposed_transfer_us"), ctx.value("step.average_us")
-    return None if got is None or not average else got / average

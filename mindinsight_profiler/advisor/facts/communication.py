@@ -17,7 +17,13 @@ from mindinsight_profiler.advisor.facts.comm_step_trace import (
     reduce_after_backward,
     step_trace_ledger,
 )
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
@@ -248,12 +254,8 @@ def transfer_us(ctx: Context) -> float:
     return max(own / steps - float(wait), 0.0)
 
 
-@fact(
+step_share(
     "comm.wait_share",
-    "ratio",
-    "comm.wait_us divided by this rank's mean step time (0..1).",
+    "comm.wait_us",
     "2+ ranks with the same collectives, or the profiler's communication split",
 )
-def wait_share(ctx: Context) -> float | None:
-    wait, average = ctx.value("comm.wait_us"), ctx.value("step.average_us")
-    return None if wait is None or not average else wait / average

@@ -12,7 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
@@ -256,15 +262,7 @@ def long_idle_us(ctx: Context) -> Observed:
     return Observed(float(length.sum()) / 1000.0 / len(names), evidence)
 
 
-@fact(
-    "gpu.long_idle_share",
-    "ratio",
-    "gpu.long_idle_us divided by the average step time (0..1).",
-    NEEDS_GPU,
-)
-def long_idle_share(ctx: Context) -> float | None:
-    idle, average = ctx.value("gpu.long_idle_us"), ctx.value("step.average_us")
-    return None if idle is None or not average else idle / average
+step_share("gpu.long_idle_share", "gpu.long_idle_us", NEEDS_GPU)
 
 
 @fact(

@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.comm_split import tool_split
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 
@@ -169,12 +175,4 @@ def small_packet_loss_us(ctx: Context) -> Observed:
     return Observed(float(lost.sum()) * scale / 1000.0 / p["steps"], evidence)
 
 
-@fact(
-    "comm.small_packet_loss_share",
-    "ratio",
-    "comm.small_packet_loss_us divided by the mean step time (0..1).",
-    _NEEDS,
-)
-def small_packet_loss_share(ctx: Context) -> float | None:
-    got, average = ctx.value("comm.small_packet_loss_us"), ctx.value("step.average_us")
-    return None if got is None or not average else got / average
+step_share("comm.small_packet_loss_share", "comm.small_packet_loss_us", _NEEDS)

@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import step_windows
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
@@ -189,14 +195,4 @@ def hot_function(ctx: Context) -> str:
     return max(per, key=lambda n: per[n][0]) if per else ""
 
 
-@fact(
-    "python.hot_function_share",
-    "ratio",
-    "python.hot_function_us divided by the average step time (0..1).",
-    NEEDS,
-)
-def hot_function_share(ctx: Context) -> float:
-    got, average = ctx.value("python.hot_function_us"), ctx.value("step.average_us")
-    if got is None or not average:
-        raise Unavailable(f"needs {NEEDS}")
-    return float(got) / float(average)
+step_share("python.hot_function_share", "python.hot_function_us", NEEDS)

@@ -16,7 +16,12 @@ import numpy as np
 
 from mindinsight_profiler.advisor.facts.compute import step_of, step_windows
 from mindinsight_profiler.advisor.facts.python_hot import NEEDS, step_thread_frames
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis.categories import is_step_name
@@ -151,14 +156,4 @@ def logging_line(ctx: Context) -> str:
     return _top(ctx)[0]
 
 
-@fact(
-    "logging.per_step_share",
-    "ratio",
-    "logging.per_step_us divided by the average step time (0..1).",
-    NEEDS,
-)
-def per_step_share(ctx: Context) -> float:
-    got, average = ctx.value("logging.per_step_us"), ctx.value("step.average_us")
-    if got is None or not average:
-        raise Unavailable(f"needs {NEEDS}")
-    return float(got) / float(average)
+step_share("logging.per_step_share", "logging.per_step_us", NEEDS)

@@ -64,6 +64,18 @@ def fact(name: str, unit: Unit, doc: str, needs: str) -> Callable[[Callable], Ca
     return register
 
 
+def step_share(name: str, of: str, needs: str) -> None:
+    """Register `name`: fact `of` (microseconds per step) divided by the mean step time,
+    0..1. Rules judge most times by their share of the step; one definition keeps every such
+    share the same (None, so unavailable, when either figure is)."""
+
+    def share(ctx: Context) -> float | None:
+        got, average = ctx.value(of), ctx.value("step.average_us")
+        return None if got is None or not average else float(got) / float(average)
+
+    fact(name, "ratio", f"{of} divided by the mean step time (0..1).", needs)(share)
+
+
 @dataclass
 class Context:
     """What facts are computed from: the worker's report, and lazily its trace and run.

@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.advisor.facts.registry import Context, Observed, Unavailable, fact
+from mindinsight_profiler.advisor.facts.registry import (
+    Context,
+    Observed,
+    Unavailable,
+    fact,
+    step_share,
+)
 from mindinsight_profiler.advisor.facts.steps import step_evidence
 from mindinsight_profiler.advisor.labels import label
 from mindinsight_profiler.advisor.model import Evidence
@@ -196,15 +202,7 @@ def untracked_us(ctx: Context) -> Observed:
     return Observed(float(np.mean(got["per_step_us"])), evidence)
 
 
-@fact(
-    "stability.untracked_share",
-    "ratio",
-    "stability.untracked_us divided by the average step time (0..1).",
-    "a trace with steps",
-)
-def untracked_share(ctx: Context) -> float | None:
-    got, average = ctx.value("stability.untracked_us"), ctx.value("step.average_us")
-    return None if got is None or not average else float(got) / float(average)
+step_share("stability.untracked_share", "stability.untracked_us", "a trace with steps")
 
 
 def _memory(ctx: Context) -> dict[str, Any]:
