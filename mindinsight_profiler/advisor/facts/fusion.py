@@ -92,13 +92,18 @@ def _patterns(trace: Trace, events: np.ndarray) -> list[tuple[str, list[int]]]:
     ev = trace.events
     names = trace.strings.lookup(ev["name"][events])
     keep = [i for i, n in enumerate(names) if n and n not in _CASTS]
+    at: dict[str, list[int]] = {}  # name -> its places in `keep`: only these can start a match
+    for k, i in enumerate(keep):
+        at.setdefault(names[i], []).append(k)
     found: list[tuple[str, list[int]]] = []
     taken: set[int] = set()
     for what, pattern in PATTERNS.items():
         want = [f"aten::{p}" for p in pattern]
-        for k in range(len(keep) - len(want) + 1):
+        for k in at.get(want[0], []):
             pos = keep[k : k + len(want)]
-            if taken.intersection(pos) or [names[i] for i in pos] != want:
+            if len(pos) < len(want) or taken.intersection(pos):
+                continue
+            if [names[i] for i in pos] != want:
                 continue
             if len({int(ev["track"][events[i]]) for i in pos}) == 1:
                 found.append((what, pos))
