@@ -226,9 +226,7 @@ def _long_gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     idle = iv.subtract(iv.union(start, end), busy)
     pts = np.unique(np.concatenate([idle.start, idle.end, start, end]))
     lo, hi = pts[:-1], pts[1:]
-    in_idle = np.searchsorted(idle.start, lo, side="right") > np.searchsorted(
-        idle.end, lo, side="right"
-    )
+    in_idle = iv.contains(idle, lo)
     step = step_of(ctx, lo)
     keep = in_idle & (step >= 0) & (hi - lo >= LONG_GAP_NS)
     return lo[keep], hi[keep], step[keep]

@@ -40,10 +40,8 @@ def _inside(trace: Trace, rows: np.ndarray, ranges: np.ndarray) -> np.ndarray:
         if not len(mine):  # a thread with operators but no backward-engine node
             continue
         union = iv.union(ev["start_ns"][mine], ev["end_ns"][mine])
-        at = rows[ev["track"][rows] == track]
-        k = np.searchsorted(union.start, ev["start_ns"][at], side="right") - 1
-        hit = (k >= 0) & (ev["start_ns"][at] < union.end[np.clip(k, 0, None)])
-        out[ev["track"][rows] == track] = hit
+        on_track = ev["track"][rows] == track
+        out[on_track] = iv.contains(union, ev["start_ns"][rows[on_track]])
     return out
 
 
