@@ -1,7 +1,7 @@
 """Driving Debian's Chromium with Playwright for the dashboard's end-to-end tests.
 
 The browser is `/usr/bin/chromium` (installed by `scripts/install_browser.sh`), never a
-downloaded one. A `Tab` records every console error, failed request and uncaught page
+downloaded one. A `Tab` records every console error and warning, failed request and uncaught page
 error, so each test can end by asserting the page ran cleanly; `shot` saves screenshots
 to `build/e2e-screenshots/` for people to look at.
 """
@@ -53,8 +53,9 @@ class Tab:
 
     def watch(self) -> None:
         def on_console(msg: Any) -> None:
-            if msg.type == "error":
-                self.problems.append(f"console error: {msg.text}")
+            # warnings count too: a deprecation warning today is tomorrow's broken page
+            if msg.type in ("error", "warning"):
+                self.problems.append(f"console {msg.type}: {msg.text}")
 
         def on_response(response: Any) -> None:
             if response.status >= 500 or (response.status == 404 and "/assets/" in response.url):
