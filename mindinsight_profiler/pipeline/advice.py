@@ -11,6 +11,7 @@ recomputed, with a log line, never served.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,39 @@ def stored_advice(path: Path) -> Advice | None:
 def store_advice(path: Path, advice: Advice) -> None:
     """Write the advice sealed, atomically (a reader sees the old file or the new one)."""
     write_sealed(path, ADVICE_KIND, msgspec.json.encode(advice))
+
+
+#: Stored advice files kept per cache entry: the server, the CLI and notebooks may each ask
+#: with other rules folders or another view of the run (a trace file or its folder), and
+#: each one's copy must survive the others' writes.
+ADVICE_KEPT = 8
+#: A copy younger than this is never pruned: another process may have just written it and
+#: be about to serve it.
+ADVICE_GRACE_S = 600.0
+
+
+def prune_advice(current: Path, now: float | None = None) -> list[Path]:
+    """Remove stored advice beside `current` that nobody is likely to read again.
+
+    Before, writing one copy removed every other one: a `mindinsight advise` on a trace file
+    (a one-file run, so another name) deleted the server's copy of the same worker, and the
+    dashboard answered "not ready" until its scheduler noticed. Now only copies beyond the
+    ADVICE_KEPT most recent, and older than ADVICE_GRACE_S, go. Returns what was removed.
+    """
+    now = time.time() if now is None else now
+    found = []
+    for path in current.parent.glob("advice-*.json"):
+        try:
+            found.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    removed = []
+    for mtime, path in found[ADVICE_KEPT:]:
+        if path != current and now - mtime > ADVICE_GRACE_S:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def run_reports(
@@ -105,9 +139,7 @@ def advise_file(
     if stored is not None and stored.parent.is_dir():
         try:
             store_advice(stored, advice)
-            for old in stored.parent.glob("advice-*.json"):  # advice of older rules or runs
-                if old != stored:
-                    old.unlink(missing_ok=True)
+            prune_advice(stored)
         except OSError as exc:
             log.warning("could not store advice %s: %s", stored, exc)
     return advice

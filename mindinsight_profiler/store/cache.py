@@ -226,12 +226,20 @@ class CacheEntry:
             body = _json_bytes(manifest)
             (tmp / "manifest.json").write_bytes(seal("manifest", body) + body)
             self._keep_sidecars(tmp)
+            # the old copy is renamed aside, not removed in place: removing a large entry
+            # takes long enough for the server to answer "not ready" for a run it serves
+            old = None
             if self.dir.exists():
-                shutil.rmtree(self.dir, ignore_errors=True)
+                old = Path(tempfile.mkdtemp(prefix=f".old-{self.key}-", dir=self.root))
+                # (another process may have moved or replaced it meanwhile)
+                with contextlib.suppress(OSError):
+                    os.replace(self.dir, old / "entry")
             try:
                 os.rename(tmp, self.dir)
             except OSError:  # another process renamed its copy first
                 shutil.rmtree(tmp, ignore_errors=True)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
