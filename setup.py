@@ -1,5 +1,8 @@
 """Packaging for mindinsight_profiler (tool settings live in pyproject.toml)."""
 
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +20,33 @@ def _version() -> str:
     raise RuntimeError("no __version__ in mindinsight_profiler/_version.py")
 
 
+def _build_dashboard() -> None:
+    """Build the dashboard into mindinsight_profiler/_ui when a source install lacks it.
+
+    `pip install -e .` then `mindinsight start` served "the dashboard is not built" (issue
+    19): a source install now builds it when Node's npm is present (scripts/build_ui.sh,
+    which skips an up-to-date bundle). Without npm, or with MI_SKIP_UI_BUILD=1, or when the
+    build fails, the install goes on without a dashboard, saying so and how to build it.
+    """
+    if (ROOT / "mindinsight_profiler" / "_ui" / "index.html").is_file():
+        return
+    script = ROOT / "scripts" / "build_ui.sh"
+    why = None
+    if os.environ.get("MI_SKIP_UI_BUILD") == "1":
+        why = "MI_SKIP_UI_BUILD=1"
+    elif not script.is_file() or not (ROOT / "ui" / "package.json").is_file():
+        why = "no ui/ sources here"
+    elif shutil.which("npm") is None or shutil.which("bash") is None:
+        why = "npm not found (install Node.js 20 or newer)"
+    else:
+        print("building the dashboard (scripts/build_ui.sh)...", file=sys.stderr)
+        if subprocess.run(["bash", str(script)], check=False).returncode != 0:
+            why = "scripts/build_ui.sh failed (its output is above)"
+    if why is not None:
+        print(f"warning: mindinsight_profiler/_ui is not built ({why}): this install has no "
+              "dashboard; build it with: bash scripts/build_ui.sh", file=sys.stderr)  # fmt: skip
+
+
 class BuildWithRules(build_py):
     """Put the advisor's rule files (`rules/`) into the package as `mindinsight_profiler/_rules`.
 
@@ -25,9 +55,7 @@ class BuildWithRules(build_py):
     """
 
     def run(self) -> None:
-        if not (ROOT / "mindinsight_profiler" / "_ui" / "index.html").is_file():
-            print("warning: mindinsight_profiler/_ui is not built (bash scripts/build_ui.sh): "
-                  "this build has no dashboard", file=sys.stderr)  # fmt: skip
+        _build_dashboard()
         super().run()
         target = Path(self.build_lib) / "mindinsight_profiler" / "_rules"
         target.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from mindinsight_profiler.formats.sources import parse_location
 from mindinsight_profiler.server.guard import LOOPBACK
 from mindinsight_profiler.server.heads import GUNICORN_LIMITS
 from mindinsight_profiler.server.settings import Settings
+from mindinsight_profiler.server.static import UI_DIR
 from mindinsight_profiler.store.cache import Workspace
 
 APP = "mindinsight_profiler.server.app:create_app()"
@@ -221,6 +222,10 @@ def _serve(
             raise InputError(url, f"server did not start (see {logs}):\n{tail}")
         time.sleep(0.2)
     print(f"mindinsight: serving {base} at {shown} (pid {proc.pid}, workspace {workspace})")
+    if not (UI_DIR / "index.html").is_file():  # the API works; the page would only say so
+        print(f"mindinsight: warning: the dashboard is not built ({UI_DIR} is missing); "
+              "only the API is served. From a source checkout: bash scripts/build_ui.sh",
+              file=sys.stderr)  # fmt: skip
     sys.stdout.flush()
     return proc.wait() if foreground else 0
 
