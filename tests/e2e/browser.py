@@ -67,8 +67,8 @@ class Tab:
 
     def shot(self, name: str) -> Path:
         """A screenshot of the whole window, saved as `<name>.png`."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(path))
         return path
 

@@ -52,10 +52,16 @@ function initialLocale(): Locale {
 
 export const locale = ref<Locale>(initialLocale())
 
+/** The page's `lang` follows the language shown (screen readers, fonts, hyphenation). */
+function markDocument(loc: Locale): void {
+  if (globalThis.document) document.documentElement.lang = loc === 'zh' ? 'zh-CN' : 'en'
+}
+markDocument(locale.value)
+
 export function setLocale(next: Locale): void {
   locale.value = next
   globalThis.localStorage?.setItem(STORAGE_KEY, next)
-  document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en'
+  markDocument(next)
 }
 
 function lookup(key: string, loc: Locale): string | undefined {
