@@ -67,12 +67,10 @@ LIMIT_ADVICE = {
     "fragment": "profile complete training steps",
     "toy": "profile the real workload: a test-sized model has no steady state worth tuning",
 }
-_LIMIT_ZH = {
-    "sampled": (
-        "该 trace 的事件经过采样或过滤，空闲、间隙与未覆盖时间都是被删事件所致；请采集完整的 trace"
-    ),
-    "fragment": "采集的迭代中只有少量事件，无法归因迭代时间；请采集完整的训练迭代",
-    "toy": "设备在每个迭代只工作不到 0.1 ms，属于测试规模的负载；请采集真实负载",
+_LIMIT_ADVICE_ZH = {
+    "sampled": "空闲、间隙与未覆盖时间都是被删事件所致；请采集完整的 trace（不采样、不过滤事件）",
+    "fragment": "无法归因迭代时间；请采集完整的训练迭代",
+    "toy": "没有值得调优的稳态；请采集真实负载",
 }
 
 
@@ -82,7 +80,12 @@ def _limit_text(ctx: Context) -> Text | None:
     if why is None or kind is None:
         return None
     en = f"The profiled window cannot be judged in steady state: {why}."
-    zh = f"无法按稳态评判该采集窗口：{_LIMIT_ZH[kind.value]}（稳态规则未评估）。"
+    reason_zh = ctx.get("window.limit_reason_zh")
+    zh_why = reason_zh.value if reason_zh is not None and reason_zh.value else ""
+    zh = (
+        f"无法按稳态评判该采集窗口：{zh_why + '；' if zh_why else ''}"
+        f"{_LIMIT_ADVICE_ZH[kind.value]}（稳态规则未评估）。"
+    )
     return Text(en=en, zh=zh)
 
 

@@ -36,7 +36,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: from host collectives (gloo ranges on a CPU run: source `host`).
 #: 22: `ledger.source`; runs timed only by MindSpore's step trace get their ledger from it
 #: (analysis.steps.step_trace_ledger) instead of being all untracked.
-REPORT_VERSION = 22
+#: 23: `window.limit.reason_zh` (the zh notice carries the same figures as the English one).
+REPORT_VERSION = 23
 
 
 def grouped_tables(

@@ -165,7 +165,13 @@ def _window(x: ReportInputs) -> dict[str, Any] | None:
             for k, (name, a, b) in window.longest.items()
         },
         "steady_steps": np.flatnonzero(in_window < 0.01 * x.steps.duration_ns).tolist(),
-        "limit": None if limit is None else {"kind": limit.kind, "reason": limit.reason},
+        "limit": None
+        if limit is None
+        else {
+            "kind": limit.kind,
+            "reason": limit.reason,
+            "reason_zh": limit.reason_zh,
+        },
     }
 
 

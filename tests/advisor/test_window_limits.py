@@ -4,7 +4,9 @@ evaluated with the reason, and the advice carries a notice; complete windows are
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +58,7 @@ def test_ids_that_skip_are_a_sampled_trace(tmp_path: Path, advisor_ws: Path) -> 
     assert not {f.id for f in advice.findings} & set(STEADY)
     assert advice.window_limit is not None and "complete trace" in advice.window_limit.en
     assert "采样" in advice.window_limit.zh
+    same_figures(advice.window_limit)
 
 
 def test_a_handful_of_events_is_a_fragment(tmp_path: Path, advisor_ws: Path) -> None:
@@ -74,6 +77,7 @@ def test_microseconds_of_device_work_are_a_toy(tmp_path: Path, advisor_ws: Path)
     for rid in STEADY:
         window_limited(advice, rid, "toy")
     assert "the device works 90 us per step" in advice.window_limit.en  # type: ignore[union-attr]
+    same_figures(advice.window_limit)
     # 4 us kernels: 120 us per step, judged
     advice = advise_path(_trace(tmp_path / "w2", 3, 30, 4.0).parent, advisor_ws)
     assert advice.window_limit is None
@@ -97,6 +101,13 @@ def test_real_inputs_that_cannot_be_judged(
     steady = [n for n in advice.not_evaluated if "steady-state rules" in n.reason]
     assert steady and all(LIMIT_WORDS[kind] in n.reason for n in steady)
     assert render_text(advice).splitlines()[1].startswith("The profiled window cannot be judged")
+    same_figures(advice.window_limit)
+
+
+def same_figures(notice: Any) -> None:
+    """The zh notice carries the English one's figures (issue 19: it had none)."""
+    en, zh = (sorted(re.findall(r"\d[\d,.]*", text)) for text in (notice.en, notice.zh))
+    assert en and en == zh, (notice.en, notice.zh)
 
 
 @pytest.mark.parametrize(

@@ -73,6 +73,13 @@ def window_limit_reason(ctx: Context) -> str:
     return str(limit["reason"]) if limit else ""
 
 
+@fact("window.limit_reason_zh", "text", "window.limit_reason in Chinese, with the same "
+      "figures ('' when the window can be judged).", NEEDS)  # fmt: skip
+def window_limit_reason_zh(ctx: Context) -> str:
+    limit = _window(ctx).get("limit")
+    return str(limit.get("reason_zh") or "") if limit else ""
+
+
 _kind_fact("compile", "compilation (torch.compile / Dynamo / Inductor / Triton)")
 _kind_fact("initialisation", "initialisation (context set-up, module loads, first launches)")
 _kind_fact("capture", "CUDA/HIP graph capture")

@@ -25,6 +25,7 @@ class WindowLimit(Record, frozen=True, kw_only=True):
 
     kind: Literal["sampled", "fragment", "toy"]
     reason: str  # one sentence with the figures
+    reason_zh: str  # the same in Chinese, with the same figures
 
 
 class Window(Record, frozen=True, kw_only=True):

@@ -46,6 +46,7 @@ class WindowLimit:
 
     kind: str  # sampled, fragment, toy
     reason: str
+    reason_zh: str  # the same sentence with the same figures, for the zh notice
 
 
 def _in_steps(trace: Trace, steps: Steps, mask: np.ndarray) -> np.ndarray:
@@ -69,6 +70,8 @@ def _sampled(trace: Trace, steps: Steps) -> WindowLimit | None:
         f"events were dropped from this trace (sampled or filtered): only {adjacent:.0%} of "
         f"its {len(ids):,} operator ids follow their predecessor (a complete trace: over 95 %), "
         f"and {present:.1%} of the ids in their range are present",
+        f"该 trace 的事件经过采样或过滤：{len(ids):,} 个算子 ID 中只有 {adjacent:.0%} 紧接前一个"
+        f"（完整的 trace 超过 95 %），其范围内的 ID 只有 {present:.1%} 存在",
     )
 
 
@@ -82,6 +85,8 @@ def _fragment(trace: Trace, steps: Steps) -> WindowLimit | None:
         "fragment",
         f"the {len(steps)} profiled step(s) hold only {count} events besides the step "
         f"markers: a cut-out fixture or a capture that missed the work",
+        f"采集的 {len(steps)} 个迭代中除迭代标记外只有 {count} 个事件：是截取的片段，"
+        f"或采集时漏掉了实际工作",
     )
 
 
@@ -100,6 +105,8 @@ def _toy(trace: Trace, steps: Steps) -> WindowLimit | None:
         "toy",
         f"the device works {mean:,.0f} us per step of {step_us:,.0f} us: a test-sized "
         f"workload, whose step is per-operation overhead by construction",
+        f"设备在每个 {step_us:,.0f} us 的迭代中只工作 {mean:,.0f} us：属于测试规模的负载，"
+        f"其迭代时间本就主要是逐个算子的开销",
     )
 
 
