@@ -111,6 +111,21 @@ def _severity(rule: Rule, values: dict[str, Any]) -> str:
     return "medium" if by >= rule.severity.medium else "low"
 
 
+def _saving(rule: Rule, values: dict[str, Any], ctx: Context) -> float | None:
+    """The rule's saving expression; None without one, or when a fact only it reads is
+    unavailable (the finding stands without a saving)."""
+    if rule.saving_us is None:
+        return None
+    for name in rule.saving_facts:
+        if name not in values:
+            got = ctx.get(name)
+            if got is None:
+                return None
+            values[name] = got.value
+    saving: float = evaluate(rule.saving_us, values)
+    return saving
+
+
 def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
     stopped = blocked(rule.facts, damaged_files(ctx.report))
     if stopped is not None:
@@ -130,7 +145,7 @@ def _evaluate(rule: Rule, ctx: Context) -> Finding | Checked | NotEvaluated:
         fired = bool(evaluate(rule.when, values))
         if not fired:
             return Checked(rule.id, rule.category, rule.title, facts)
-        saving = None if rule.saving_us is None else evaluate(rule.saving_us, values)
+        saving = _saving(rule, values, ctx)
         average = ctx.value("step.average_us")
         if saving is not None:  # no more than the ledger parts the saving comes from
             saving = cap(max(0.0, float(saving)), rule.claims, _ledger(ctx), average)

@@ -79,6 +79,9 @@ class Rule(msgspec.Struct, forbid_unknown_fields=True):
     actions: list[Action] = []
     params: dict[str, float | int | str | bool] = {}
     saving_us: str | None = None
+    # facts only `saving_us` reads: when one is unavailable the finding stands, without a
+    # saving (a MindData queue finding holds without steps; its saving is the steps' wait)
+    saving_facts: list[str] = []
     claims: list[str] = []  # ledger parts the saving comes from (advisor/ledger.py)
     # judges steady-state timing: not evaluated on a window that is mostly one-off work
     steady_state: bool = False

@@ -74,11 +74,14 @@ def check_rule(rule: Rule, path: Path) -> None:
     """Raise InputError when the rule reads a name it does not declare or that does not exist,
     or is bigger than the limits allow."""
     _check_sizes(rule, path)
-    unknown = [f for f in rule.facts if f not in FACTS]
+    unknown = [f for f in [*rule.facts, *rule.saving_facts] if f not in FACTS]
     if unknown:
         shown = ", ".join(repr(f[:80]) for f in unknown[:5])
         raise InputError(path, f"unknown fact(s) {shown} (see docs/advisor.md)")
     known = set(rule.facts) | set(rule.params)
+    if rule.saving_facts and rule.saving_us is None:
+        raise InputError(path, "saving_facts without saving_us: nothing reads them")
+    only_saving = set(rule.saving_facts) - set(rule.facts)
     expressions = [("when", rule.when)]
     if rule.saving_us:
         expressions.append(("saving_us", rule.saving_us))
@@ -96,7 +99,9 @@ def check_rule(rule: Rule, path: Path) -> None:
             used |= {(f"{where}.{lang}", n) for n in _text_names(path, f"{where}.{lang}",
                                                                   getattr(text, lang))}  # fmt: skip
     for where, name in sorted(used):
-        if name not in known and name not in ENGINE_NAMES:
+        if name in only_saving and where != "saving_us":
+            raise InputError(path, f"{where} reads {name!r}, which only saving_us may read")
+        if name not in known | only_saving and name not in ENGINE_NAMES:
             raise InputError(path, f"{where} reads {name!r}, which is not in facts or params")
     if (
         rule.saving_us is None

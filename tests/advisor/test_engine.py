@@ -156,3 +156,41 @@ def test_stored_advice_survives_adding_the_timeline_index(tmp_path: Path) -> Non
     trace_file = next(path.glob("*.pt.trace.json*"))
     load_timeline(trace_file, Workspace(tmp_path))  # rewrites the cache entry
     assert stored.exists() and advise_path(path, tmp_path) == first
+
+
+SAVING = (
+    'saving_us = "ledger.data_wait_measured_us"\n'
+    'saving_facts = ["ledger.data_wait_measured_us"]\nclaims = ["data_wait"]'
+)
+
+
+def test_a_fact_only_the_saving_reads_leaves_the_finding_without_a_saving(
+    tmp_path: Path, advisor_ws: Path
+) -> None:
+    """`saving_facts`: the MindData queue rules' saving is the steps' measured data wait;
+    where the steps show none the finding stands without a saving (it showed none at all,
+    nor a place in the ledger bar, before; a required fact would have hidden the finding)."""
+    folder = _rules(tmp_path / "r", waits=("data.wait_share > 0.2", SAVING))
+    advice = advise_path(shared("kineto/resnet50_num_workers_0"), advisor_ws, rules_dirs=(folder,))
+    found = fires(advice, "waits")
+    assert advice.ledger_us is not None and advice.ledger_us["data_wait"] > 0
+    assert found.estimated_saving_us == pytest.approx(advice.ledger_us["data_wait"], abs=1e-3)
+    assert found.claims == ["data_wait"]
+    # the MindSpore fixtures: a slow pipeline op, steps that never waited at GetNext
+    advice = advise_path(shared("mindspore_legacy/profiler_fixtures"), advisor_ws)
+    found = fires(advice, "minddata_pipeline_op")
+    assert advice.ledger_us is not None and advice.ledger_us["data_wait"] == 0
+    assert found.estimated_saving_us is None and found.claims == []
+
+
+@pytest.mark.parametrize(
+    ("when", "extra", "problem"),
+    [
+        ("ledger.data_wait_measured_us > 1", SAVING, "which only saving_us may read"),
+        ("data.wait_share > 1", 'saving_facts = ["step.average_us"]', "without saving_us"),
+    ],
+)
+def test_saving_facts_checks(tmp_path: Path, when: str, extra: str, problem: str) -> None:
+    _rules(tmp_path, bad=(when, extra))
+    with pytest.raises(InputError, match=problem):
+        load_rules([tmp_path])

@@ -29,3 +29,18 @@ def _part_fact(part: str) -> None:
 
 for _part in PARTS:
     _part_fact(_part)
+
+
+@fact(
+    "ledger.data_wait_measured_us",
+    "us",
+    "ledger.data_wait_us when the steps did wait for data (over 0): the saving of a finding "
+    "about the data pipeline (MindData queues read no step time of their own).",
+    "steps that waited for data",
+)
+def data_wait_measured_us(ctx: Context) -> float:
+    ledger = ctx.report.get("ledger")
+    wait = float((ledger or {}).get("average_us", {}).get("data_wait") or 0.0)
+    if wait <= 0:
+        raise Unavailable("needs steps that waited for data (the ledger's data wait is 0)")
+    return wait
