@@ -58,7 +58,3 @@ export function blockFill(busyShare: number): string {
   const share = Math.min(Math.max(Number.isFinite(busyShare) ? busyShare : 1, 0), 1)
   return `rgba(96, 108, 124, ${(0.3 + 0.55 * share).toFixed(3)})`
 }
-
-export const FLOW_COLOR = 'rgba(40, 60, 90, 0.3)'
-export const SELECTED_FLOW_COLOR = '#d93025'
-export const SELECTED_OUTLINE = '#0b57d0'
