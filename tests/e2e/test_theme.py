@@ -199,3 +199,31 @@ def test_the_timeline_canvas_is_dark(dashboard: Dashboard, dark_tab: Tab) -> Non
     assert luminance(sample["labels"]) < 0.2, sample
     assert sample["text"] > 180, sample  # label text drawn light
     tab.assert_clean()
+
+
+def test_views_beyond_a_pages_first_are_dark_too(dashboard: Dashboard, dark_tab: Tab) -> None:
+    """A diff of two ranks (change bars), the cluster heat map, and the timeline's search
+    results with an event's details open."""
+    tab = dark_tab
+    page = tab.page
+    ascend = dashboard.ids["ascend"]
+    page.goto(dashboard.run_url("ascend", "diff", f"worker=rank0&other={ascend}"))
+    page.locator("[data-test=diff-breakdown] [data-rendered=true]").wait_for()
+    page.locator("[data-test=diff-operators] .el-table__body tr").first.wait_for()
+    settle(tab, "diff")
+    assert_dark(tab, "ascend diff")
+    tab.shot("dark-ascend-diff-ranks")
+
+    page.goto(dashboard.run_url("ascend", "cluster", "view=heatmap"))
+    page.locator("[data-test=heatmap][data-rendered=true]").wait_for()
+    settle(tab, "cluster")
+    assert_dark(tab, "ascend cluster heat map")
+    tab.shot("dark-ascend-cluster-heatmap")
+
+    page.goto(dashboard.run_url("kineto_gpu", "timeline", "q=ProfilerStep"))
+    settle(tab, "timeline")
+    page.locator("[data-test=search-hit]").first.click()
+    page.locator("[data-test=event-details]").wait_for()
+    assert_dark(tab, "timeline search and details")
+    tab.shot("dark-kineto_gpu-timeline-details")
+    tab.assert_clean()
