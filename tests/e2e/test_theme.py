@@ -19,11 +19,15 @@ RUNS = ["kineto_gpu", "ascend", "mindspore"]
 
 #: The page's colours as the browser computes them: body, the first card and the advisor.
 COLOURS_JS = """() => {
-  const css = (sel, prop) => { const e = document.querySelector(sel); return e ? getComputedStyle(e)[prop] : null }
+  const css = (sel, prop) => {
+    const e = document.querySelector(sel)
+    return e ? getComputedStyle(e)[prop] : null
+  }
   return {
     body: css('body', 'backgroundColor'), text: css('body', 'color'),
     card: css('.el-card', 'backgroundColor'), cardText: css('.el-card', 'color'),
-    advisor: css('[data-test=advisor]', 'backgroundColor'), nav: css('.run-nav', 'backgroundColor'),
+    advisor: css('[data-test=advisor]', 'backgroundColor'),
+    nav: css('.run-nav', 'backgroundColor'),
   }
 }"""
 
@@ -32,25 +36,37 @@ COLOURS_JS = """() => {
 #: against the first opaque background behind it (Element Plus's own white on its primary
 #: blue is 2.9; dark text left on a dark ground is about 1.5).
 SCAN_JS = """() => {
-  const rgba = (s) => { const m = s.match(/[\\d.]+/g) || []; return m.map(Number).concat([1]).slice(0, 4) }
-  const lum = ([r, g, b]) => { const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4 }
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b) }
+  const rgba = (s) => (s.match(/[\\d.]+/g) || []).map(Number).concat([1]).slice(0, 4)
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4 }
+  const lum = ([r, g, b]) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
   const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05)
-  const ground = (e) => { for (let n = e; n; n = n.parentElement) { const c = rgba(getComputedStyle(n).backgroundColor)
-    if (c[3] > 0.5) return c } return [255, 255, 255, 1] }
-  const name = (e) => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).slice(0, 3).join('.') : '')
+  const ground = (e) => {
+    for (let n = e; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor)
+      if (c[3] > 0.5) return c
+    }
+    return [255, 255, 255, 1]
+  }
+  const name = (e) => e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className
+    ? '.' + e.className.trim().split(/\\s+/).slice(0, 3).join('.') : '')
   const boxes = [], texts = []
   for (const e of document.querySelectorAll('body *')) {
     const st = getComputedStyle(e)
     if (st.visibility === 'hidden' || st.display === 'none' || Number(st.opacity) < 0.3) continue
     const r = e.getBoundingClientRect()
-    if (r.width < 1 || r.height < 1 || r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) continue
+    if (r.width < 1 || r.height < 1) continue
+    if (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) continue
     const bg = rgba(st.backgroundColor)
-    if (bg[3] > 0.5 && lum(bg) > 0.45 && r.width * r.height > 6000) boxes.push(name(e) + ' ' + st.backgroundColor)
-    const own = [...e.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(' ')
+    if (bg[3] > 0.5 && lum(bg) > 0.45 && r.width * r.height > 6000) {
+      boxes.push(name(e) + ' ' + st.backgroundColor)
+    }
+    const own = [...e.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim())
+      .map((n) => n.textContent.trim()).join(' ')
     if (!own || e.closest('.el-tag,.el-button--primary,.track-tooltip,.brand-mark')) continue
     const fg = rgba(st.color), back = ground(e)
-    if (ratio(fg, back) < 2.5) texts.push(`${name(e)} "${own.slice(0, 40)}" ${st.color} on rgb(${back.slice(0, 3)})`)
+    if (ratio(fg, back) < 2.5) {
+      texts.push(`${name(e)} "${own.slice(0, 40)}" ${st.color} on rgb(${back.slice(0, 3)})`)
+    }
   }
   return { boxes: [...new Set(boxes)], texts: [...new Set(texts)] }
 }"""
@@ -66,8 +82,10 @@ AXIS_INK_JS = """() => {
     const w = Math.min(56, c.width), d = c.getContext('2d').getImageData(0, 0, w, c.height).data
     let n = 0, r = 0, g = 0, b = 0
     for (let i = 0; i < d.length; i += 4) {
-      if (d[i + 3] > 160 && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) < 24) {
-        n++; r += d[i]; g += d[i + 1]; b += d[i + 2] }
+      const chroma = Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2])
+      if (d[i + 3] > 160 && chroma < 24) {
+        n++; r += d[i]; g += d[i + 1]; b += d[i + 2]
+      }
     }
     if (n > (best ? best[3] : 20)) best = [r / n, g / n, b / n, n]
   }
@@ -128,7 +146,9 @@ def run_pages(dashboard: Dashboard, run: str) -> list[str]:
 
 
 @pytest.mark.parametrize("run", RUNS)
-def test_every_page_is_dark_when_the_system_is(dashboard: Dashboard, dark_tab: Tab, run: str) -> None:
+def test_every_page_is_dark_when_the_system_is(
+    dashboard: Dashboard, dark_tab: Tab, run: str
+) -> None:
     tab = dark_tab
     tab.page.goto(dashboard.url + "/")
     tab.page.locator("[data-test=run-table]").wait_for()
@@ -149,7 +169,9 @@ def test_every_page_is_dark_when_the_system_is(dashboard: Dashboard, dark_tab: T
     tab.assert_clean()
 
 
-def test_the_switch_makes_it_light_and_a_reload_keeps_it(dashboard: Dashboard, dark_tab: Tab) -> None:
+def test_the_switch_makes_it_light_and_a_reload_keeps_it(
+    dashboard: Dashboard, dark_tab: Tab
+) -> None:
     tab = dark_tab
     page = tab.page
     page.goto(dashboard.run_url("kineto_gpu"))
