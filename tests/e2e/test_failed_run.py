@@ -102,6 +102,9 @@ def test_a_failed_run_opened_by_url_says_it_failed_and_why(
     assert "still being analysed" not in text and "Could not load" not in text, text
     assert "failed" in text and BROKEN_FILE in text, text
     tab.shot(f"failed-run-{page_name}")
+    page.emulate_media(color_scheme="dark")  # and readable in the dark theme
+    page.wait_for_timeout(500)  # for the screenshot only: Element Plus fades its colours
+    tab.shot(f"failed-run-{page_name}-dark")
     tab.assert_clean()
 
 
