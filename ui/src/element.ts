@@ -8,6 +8,8 @@ import {
   ElTooltip,
 } from 'element-plus'
 import 'element-plus/dist/index.css'
+// Element Plus's own dark values, active under html.dark (theme.ts)
+import 'element-plus/theme-chalk/dark/css-vars.css'
 
 const components = [
   ElAlert, ElButton, ElCard, ElCol, ElCollapse, ElCollapseItem, ElConfigProvider, ElDescriptions,

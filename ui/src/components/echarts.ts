@@ -13,6 +13,7 @@ import {
 } from 'echarts/components'
 import * as echarts from 'echarts/core'
 import { CanvasRenderer } from 'echarts/renderers'
+import { themeMode, type ThemeMode } from '@/theme'
 
 echarts.use([
   BarChart, GraphChart, HeatmapChart, LineChart, PieChart, SankeyChart, ScatterChart,
@@ -28,3 +29,26 @@ export const PALETTE = [
   '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f',
   '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
 ]
+
+/** Colours a chart's own option draws with (roof lines, outlines, split lines), per theme:
+ * what ECharts' theme does not reach because the option names a colour itself. */
+export interface ChartInk {
+  /** lines and labels drawn like text */
+  text: string
+  /** the outline of a point, against the card */
+  ground: string
+  /** split lines of an axis the option styles itself */
+  split: string
+  /** the neutral middle of a diverging visual map */
+  middle: string
+}
+
+export const INK: Record<ThemeMode, ChartInk> = {
+  light: { text: '#303133', ground: '#ffffff', split: '#eef0f3', middle: '#f4f4f4' },
+  dark: { text: '#e5eaf3', ground: '#1d1e1f', split: '#2e3136', middle: '#3a3d42' },
+}
+
+/** The current theme's ink (reactive: read it inside a computed option). */
+export function chartInk(): ChartInk {
+  return INK[themeMode.value]
+}

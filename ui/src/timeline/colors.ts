@@ -53,12 +53,9 @@ export function textOn(hue: number, lightness: number): string {
   return bright >= 60 ? '#1d2733' : '#ffffff'
 }
 
-/** Fill of a merged block; the busier (busy / length), the darker. */
-export function blockFill(busyShare: number): string {
+/** Fill of a merged block; the busier (busy / length), the stronger. `rgb` is the theme's
+ * grey (canvasTheme.ts: darker on light ground, lighter on dark). */
+export function blockFill(busyShare: number, rgb = '96, 108, 124'): string {
   const share = Math.min(Math.max(Number.isFinite(busyShare) ? busyShare : 1, 0), 1)
-  return `rgba(96, 108, 124, ${(0.3 + 0.55 * share).toFixed(3)})`
+  return `rgba(${rgb}, ${(0.3 + 0.55 * share).toFixed(3)})`
 }
-
-export const FLOW_COLOR = 'rgba(40, 60, 90, 0.3)'
-export const SELECTED_FLOW_COLOR = '#d93025'
-export const SELECTED_OUTLINE = '#0b57d0'

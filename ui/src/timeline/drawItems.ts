@@ -4,6 +4,7 @@
  * arrows between events, and outlines for the hovered and selected items. Each function
  * draws only what lies inside its clip, so a frame costs the items of the answers drawn.
  */
+import { CANVAS } from './canvasTheme'
 import { blockFill, nameColor } from './colors'
 import { rowBox, type Layout } from './layout'
 import { matchingNames, rowCovering, type Scene } from './scene'
@@ -72,7 +73,7 @@ export function drawScene(ctx: CanvasRenderingContext2D, f: Frame, scene: Scene,
     if (b < lo || a > hi) continue
     const left = Math.max(a, lo - 2)
     const w = Math.max(1, Math.min(b, hi + 2) - left)
-    ctx.fillStyle = blockFill(bl.busy_ns[i] / Math.max(bl.dur_ns[i], 1))
+    ctx.fillStyle = blockFill(bl.busy_ns[i] / Math.max(bl.dur_ns[i], 1), CANVAS.block)
     ctx.fillRect(left, row.y + 2, w, row.h - 4)
   }
   const ev = scene.answer.events

@@ -6,7 +6,7 @@
  * ratio scaling keeps lines and text crisp.
  */
 import { ticks } from './axis'
-import { FLOW_COLOR, SELECTED_FLOW_COLOR, SELECTED_OUTLINE } from './colors'
+import { CANVAS } from './canvasTheme'
 import { drawLinks, drawScene, fitText, FONT, outline, sceneLinks, type Frame, type Link } from './drawItems'
 import { drawMarkBand, drawMarkEdges } from './drawMark'
 import { trackLabel, type Layout } from './layout'
@@ -42,19 +42,8 @@ export interface DrawState {
 const BOLD = '600 12px -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif'
 const linkCache = new WeakMap<Scene, Link[]>()
 
-const COLORS = {
-  bg: '#ffffff',
-  labelBg: '#f6f7f9',
-  header: '#eceff3',
-  deviceHeader: '#e4edf9',
-  stripe: '#fafbfc',
-  line: '#e1e5ea',
-  grid: 'rgba(0, 0, 0, 0.06)',
-  axisText: '#4a5565',
-  labelText: '#2c3642',
-  dimText: '#66707c',
-  device: '#3a7bd5',
-}
+/** Read at each frame: the theme's colours (canvasTheme.ts). */
+const COLORS = CANVAS
 
 function drawLabels(ctx: CanvasRenderingContext2D, f: Frame): void {
   const { s, layout, top } = f
@@ -77,7 +66,7 @@ function drawLabels(ctx: CanvasRenderingContext2D, f: Frame): void {
       right -= tw
       ctx.fillStyle = COLORS.device
       ctx.fillRect(right, y + 5, tw, g.headerH - 10)
-      ctx.fillStyle = '#fff'
+      ctx.fillStyle = COLORS.deviceText
       ctx.fillText(s.text.device, right + 4, y + g.headerH / 2 + 0.5)
       right -= 4
       ctx.font = BOLD
@@ -179,18 +168,18 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     if (s.showFlows) {
       let links = linkCache.get(s.primary)
       if (!links) linkCache.set(s.primary, (links = sceneLinks(s.primary)))
-      drawLinks(ctx, f, links, s.primary, FLOW_COLOR, 1)
+      drawLinks(ctx, f, links, s.primary, COLORS.flow, 1)
     }
   }
   if (s.hover) {
     const h = s.hover
     const src = h.type === 'event' ? h.scene.answer.events : h.scene.answer.blocks
-    outline(ctx, f, src.track[h.i], src.depth[h.i], src.start_ns[h.i], src.dur_ns[h.i], '#1d2733', 1)
+    outline(ctx, f, src.track[h.i], src.depth[h.i], src.start_ns[h.i], src.dur_ns[h.i], COLORS.hover, 1)
   }
   const sel = s.selected
   if (sel) {
-    drawLinks(ctx, f, s.links, s.primary, SELECTED_FLOW_COLOR, 1.5)
-    outline(ctx, f, sel.track, sel.depth, sel.start_ns, sel.dur_ns, SELECTED_OUTLINE, 2)
+    drawLinks(ctx, f, s.links, s.primary, COLORS.selectedFlow, 1.5)
+    outline(ctx, f, sel.track, sel.depth, sel.start_ns, sel.dur_ns, COLORS.selected, 2)
   }
   drawLabels(ctx, f)
   drawAxis(ctx, f, spanText)

@@ -4,7 +4,7 @@
  * device's roof lines. Pure: the texts come in as functions, so it is unit-tested.
  */
 import type { PerfDevice, PerfRow } from '@/api/perf'
-import type { ChartOption } from '@/components/echarts'
+import { INK, type ChartInk, type ChartOption } from '@/components/echarts'
 import { axisRanges, categoryColour, CATEGORY_ORDER, plottable, roofLines, symbolSize } from './roofline'
 
 /** The plot's insets in px (the browser test finds a point's pixel from them and the axes). */
@@ -27,7 +27,9 @@ export interface RooflineChart {
   y: [number, number]
 }
 
-export function rooflineChart(shown: PerfRow[], device: PerfDevice | null, texts: ChartTexts): RooflineChart {
+export function rooflineChart(
+  shown: PerfRow[], device: PerfDevice | null, texts: ChartTexts, ink: ChartInk = INK.light,
+): RooflineChart {
   const rows = plottable(shown)
   const noDevice: PerfDevice = { name: null, how: 'none', reason: '', peak_tflops: {}, bandwidth_tbps: null, sources: [], warnings: [] }
   const dev = device ?? noDevice
@@ -38,8 +40,8 @@ export function rooflineChart(shown: PerfRow[], device: PerfDevice | null, texts
   const points = categories.map((category) => ({
     name: texts.category(category),
     type: 'scatter',
-    itemStyle: { color: categoryColour(category), opacity: 0.75, borderColor: '#fff', borderWidth: 0.5 },
-    emphasis: { focus: 'none', itemStyle: { opacity: 1, borderColor: '#303133', borderWidth: 1 } },
+    itemStyle: { color: categoryColour(category), opacity: 0.75, borderColor: ink.ground, borderWidth: 0.5 },
+    emphasis: { focus: 'none', itemStyle: { opacity: 1, borderColor: ink.text, borderWidth: 1 } },
     data: rows.flatMap((r, i) => r.category === category
       ? [{ value: [r.arithmetic_intensity, r.achieved_tflops, i], symbolSize: symbolSize(r.time_us, maxUs) }]
       : []),
@@ -52,8 +54,8 @@ export function rooflineChart(shown: PerfRow[], device: PerfDevice | null, texts
     symbol: 'none',
     silent: true,
     z: 1,
-    lineStyle: { color: '#303133', width: 1.5, type: i === 0 ? 'solid' : 'dashed' },
-    endLabel: { show: true, formatter: texts.roof(line.key, line.peak), fontSize: 11, color: '#303133' },
+    lineStyle: { color: ink.text, width: 1.5, type: i === 0 ? 'solid' : 'dashed' },
+    endLabel: { show: true, formatter: texts.roof(line.key, line.peak), fontSize: 11, color: ink.text },
     tooltip: { show: false },
   }))
   const axis = (name: string, range: [number, number], gap: number) => ({
@@ -65,7 +67,7 @@ export function rooflineChart(shown: PerfRow[], device: PerfDevice | null, texts
     nameLocation: 'middle',
     nameGap: gap,
     axisLabel: { formatter: (v: number) => axisNumber(v) },
-    splitLine: { lineStyle: { color: '#eef0f3' } },
+    splitLine: { lineStyle: { color: ink.split } },
     minorSplitLine: { show: false },
   })
   return {

@@ -1,9 +1,11 @@
 const en = {
   brand: 'MindInsight Profiler',
   language: 'Language',
+  theme: { label: 'Colour theme', system: 'Auto', light: 'Light', dark: 'Dark', systemHint: 'Follow the system setting' },
   loading: 'Loading…',
   retry: 'Retry',
   error: 'Could not load this view',
+  analysisFailed: 'The analysis of this input failed',
   notReady: 'This worker is still being analysed ({state}{progress}). The page refreshes when it is ready.',
   noData: 'No data',
   notInInput: 'This input has no {what}.',
@@ -63,9 +65,11 @@ const en = {
 const zh: typeof en = {
   brand: 'MindInsight 性能分析',
   language: '语言',
+  theme: { label: '配色', system: '自动', light: '浅色', dark: '深色', systemHint: '跟随系统设置' },
   loading: '加载中…',
   retry: '重试',
   error: '无法加载此视图',
+  analysisFailed: '此输入的分析失败',
   notReady: '此 worker 仍在分析中（{state}{progress}），完成后页面会自动刷新。',
   noData: '暂无数据',
   notInInput: '此输入没有{what}。',
