@@ -134,3 +134,13 @@ export function rowAt(layout: Layout, y: number): RowHit | null {
   }
   return null
 }
+
+/**
+ * The layout as text, `group: track | track` per group, groups on their own lines: what the
+ * track view shows in its label column, in order (the canvas's `data-layout`, for tests).
+ */
+export function describeLayout(layout: Layout): string {
+  return layout.groups
+    .map((g) => `${g.label}: ${g.tracks.map((b) => trackLabel(b.track)).join(' | ')}`)
+    .join('\n')
+}

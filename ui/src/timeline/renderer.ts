@@ -147,8 +147,14 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: Frame, spanText: string): vo
   ctx.restore()
 }
 
-/** One frame. Returns the number of items the drawn answers hold (the cost of the frame). */
-export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: string): number {
+/** What a frame drew: the items the drawn answers hold (its cost) and the arrows drawn. */
+export interface Drawn {
+  items: number
+  flows: number
+}
+
+/** One frame. */
+export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: string): Drawn {
   ctx.setTransform(s.dpr, 0, 0, s.dpr, 0, 0)
   ctx.fillStyle = COLORS.bg
   ctx.fillRect(0, 0, s.width, s.height)
@@ -157,14 +163,15 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.textBaseline = 'middle'
     ctx.fillText(s.text.empty, 12, 20)
-    return 0
+    return { items: 0, flows: 0 }
   }
   const g = s.layout.geometry
   const f: Frame = { s, layout: s.layout, view: s.view, x0: g.labelW, timeW: s.width - g.labelW, top: g.axisH }
-  if (f.timeW <= 0) return 0
+  if (f.timeW <= 0) return { items: 0, flows: 0 }
   drawBands(ctx, f)
   if (s.mark) drawMarkBand(ctx, f, s.mark)
   let items = 0
+  let flows = 0
   const end = f.x0 + f.timeW
   if (s.primary) {
     const a = Math.max(f.x0, f.x0 + nsToPx(s.view, f.timeW, s.primary.t0))
@@ -179,7 +186,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     if (s.showFlows) {
       let links = linkCache.get(s.primary)
       if (!links) linkCache.set(s.primary, (links = sceneLinks(s.primary)))
-      drawLinks(ctx, f, links, s.primary, FLOW_COLOR, 1)
+      flows += drawLinks(ctx, f, links, s.primary, FLOW_COLOR, 1)
     }
   }
   if (s.hover) {
@@ -189,7 +196,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
   }
   const sel = s.selected
   if (sel) {
-    drawLinks(ctx, f, s.links, s.primary, SELECTED_FLOW_COLOR, 1.5)
+    flows += drawLinks(ctx, f, s.links, s.primary, SELECTED_FLOW_COLOR, 1.5)
     outline(ctx, f, sel.track, sel.depth, sel.start_ns, sel.dur_ns, SELECTED_OUTLINE, 2)
   }
   drawLabels(ctx, f)
@@ -200,5 +207,5 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.fillText(s.text.empty, f.x0 + 12, g.axisH + 20)
   }
-  return items
+  return { items, flows }
 }

@@ -1,0 +1,187 @@
+"""Every evidence item of every finding lands, on the three real runs of the dashboard.
+
+One tab per run: the advisor sidebar's links are clicked one after the other (from whatever
+page the previous one opened, as a person would), and each must open the exact place:
+
+- a time range: the timeline on it, the range highlighted (the orange strip on the time
+  axis, inside the canvas), the track that holds its work (the server's first `tracks`)
+  wholly in the visible rows, and its event selected, the details panel showing it;
+- a name the timeline searches (a range-less loader): the search hits listed;
+- an operator, kernel or operator type: its row selected and on screen;
+- a step: its row on the step trace selected; a rank: its row marked; a link: its row
+  marked, on its rank's worker;
+- a data-pipeline op or queue: it is focused; another page: that page open.
+
+What is expected is read from the API (the advice, the timeline's tracks), never from the
+page. Failures are gathered over all items and reported together, so one run names every
+item that does not land. Waits are bounded (a few seconds per item).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.browser import Tab
+from tests.e2e.conftest import Dashboard
+from tests.e2e.test_evidence_landing import STRIP_XS
+from tests.e2e.test_timeline import CANVAS, LABEL_W, query_of
+
+RUNS = ("kineto_gpu", "ascend", "mindspore")
+#: ui/src/evidence.ts PAGE_ROUTES: the pages an evidence item links to
+ROUTES = {
+    "operators": "operators", "kernels": "kernels", "step_trace": "step-trace",
+    "timeline": "timeline", "data_pipeline": "data-pipeline", "memory": "memory",
+    "communication": "communication", "cluster": "cluster", "modules": "modules",
+    "roofline": "roofline",
+}  # fmt: skip
+#: per item: bounded waits (ms); an item that has not landed by then is a failure
+WAIT_MS = 8000
+#: wholly on screen (a row); a panel taller than the space under the canvas scrolls inside,
+#: so for it the top on screen is enough
+ON_SCREEN = "(e) => { const b = e.getBoundingClientRect(); return b.height > 0 && " \
+    "b.top >= 0 && b.bottom <= innerHeight }"  # fmt: skip
+TOP_ON_SCREEN = "(e) => { const b = e.getBoundingClientRect(); return b.height > 0 && " \
+    "b.top >= 0 && b.top < innerHeight - 20 }"  # fmt: skip
+
+
+def routable(ev: dict[str, Any]) -> bool:
+    """Whether the sidebar shows `ev` as a link (evidence.ts `evidenceRoute` is not null)."""
+    page = ROUTES.get(ev.get("page") or "") or ("timeline" if ev.get("window_ns") else None)
+    if page == "timeline" and not ev.get("window_ns"):
+        return bool(ev.get("name"))
+    return page is not None
+
+
+def evidence_link(tab: Tab, finding: str, ev_index: int, evidence: list[dict[str, Any]]) -> Any:
+    """The sidebar's link of the `ev_index`-th evidence item of `finding`."""
+    nth = sum(1 for ev in evidence[:ev_index] if routable(ev))
+    links = tab.page.locator(f"[data-test=finding][data-id='{finding}'] [data-test=evidence]")
+    assert links.count() == sum(1 for ev in evidence if routable(ev)), finding
+    return links.nth(nth)
+
+
+def visible(tab: Tab, selector: str, test: str = ON_SCREEN) -> Any:
+    """The first element matching `selector`, once it is on screen (raises when not)."""
+    el = tab.page.locator(selector).first
+    el.wait_for(timeout=WAIT_MS)
+    tab.page.wait_for_function(test, arg=el.element_handle(), timeout=WAIT_MS)
+    return el
+
+
+def land_timeline_range(tab: Tab, ev: dict[str, Any], device: dict[int, bool]) -> list[str]:
+    page = tab.page
+    problems = []
+    a, b = ev["window_ns"]
+    mark = f"{max(0, a)}-{max(0, b)}"
+    canvas = page.locator(CANVAS)
+    page.wait_for_selector(f"{CANVAS}[data-rendered=true][data-mark='{mark}']", timeout=WAIT_MS)
+    q = query_of(page.url)
+    t0, t1 = int(q["t0"]), int(q["t1"])
+    page.wait_for_selector(f"{CANVAS}[data-window='{t0}-{t1}']", timeout=WAIT_MS)
+    # highlighted: the axis strip spans the range (at least a pixel of it, for a short one)
+    box = canvas.bounding_box()
+    assert box is not None
+    width = box["width"] - LABEL_W
+    xs = canvas.evaluate(STRIP_XS)
+    left = LABEL_W + (a - t0) * width / (t1 - t0)
+    right = LABEL_W + (b - t0) * width / (t1 - t0)
+    if not xs:
+        problems.append("no highlighted band")
+    elif abs(min(xs) - left) > 2 or abs(max(xs) - right) > 2:
+        problems.append(f"band at {min(xs):.0f}-{max(xs):.0f} px, range at {left:.0f}-{right:.0f}")
+    # the track holding its work in the visible rows
+    tracks = ev.get("tracks") or []
+    if not tracks:
+        problems.append("no track named")
+    else:
+        want = str(tracks[0])
+        in_view = f"(c) => c.dataset.tracksInView.split(',').includes('{want}')"
+        try:
+            page.wait_for_function(in_view, arg=canvas.element_handle(), timeout=WAIT_MS)
+        except Exception:  # noqa: BLE001  (playwright's TimeoutError: reported below)
+            problems.append(f"track {want} not in view: {canvas.get_attribute('data-tracks-in-view')}")
+        if any(device.get(t) for t in tracks) and not device.get(tracks[0]):
+            problems.append(f"the first track {tracks[0]} is not the device's")
+    # the event selected, its details shown
+    if ev.get("event") is None:
+        problems.append("no event named")
+    else:
+        try:
+            visible(tab, f"[data-test=event-details][data-index='{ev['event']}']", TOP_ON_SCREEN)
+        except Exception:  # noqa: BLE001
+            problems.append(f"event {ev['event']} not shown")
+    return problems
+
+
+def land(tab: Tab, ev: dict[str, Any], device: dict[int, bool]) -> list[str]:
+    """What did not land of `ev` (empty when all of it did); the page is open already."""
+    page = tab.page
+    kind, name = ev["kind"], ev.get("name")
+    target = ROUTES.get(ev["page"]) or "timeline"
+    page.wait_for_url(re.compile(rf"/{target}(\?|$)"), timeout=WAIT_MS)
+    page.locator(f"[data-test=page-{target}]").wait_for(timeout=WAIT_MS)
+    if target == "timeline" and ev.get("window_ns"):
+        return land_timeline_range(tab, ev, device)
+    if target == "timeline":
+        hits = page.locator("[data-test=search-hit]")
+        hits.first.wait_for(timeout=WAIT_MS)
+        return [] if name and name.lower() in hits.first.inner_text().lower() else [f"no hit for {name}"]
+    selector = None
+    if target in ("operators", "kernels") and name:
+        selector = f"[data-test={target}-table] tr.selected-row"
+    elif target == "step-trace" and ev.get("step") is not None:
+        selector = "tr.selected-row"
+    elif target == "cluster" and ev.get("rank") is not None:
+        selector = f"[data-test=rank-table] tr.highlighted-row [data-rank='{ev['rank']}']"
+    elif target == "communication" and name:
+        selector = "[data-test=links-table] tr.focus-row"
+    elif target == "data-pipeline" and name:
+        selector = "[data-focused=true]"
+    if selector is None:
+        return []  # a page without an item to mark (memory, a metric): open is landed
+    try:
+        el = visible(tab, selector)
+    except Exception:  # noqa: BLE001
+        return [f"{kind}: no {selector} on screen"]
+    if target in ("operators", "kernels") and name:
+        first = el.locator("td").first.inner_text().strip()
+        if first != name:
+            return [f"selected row is {first!r}, not {name!r}"]
+    return []
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_every_evidence_item_lands(dashboard: Dashboard, tab: Tab, run: str) -> None:
+    rid = dashboard.ids[run]
+    findings = dashboard.server.get(f"/api/v1/runs/{rid}/advice")["advice"]["findings"]
+    window = dashboard.server.get(f"/api/v1/runs/{rid}/timeline?max_items=10")["window"]
+    device = {t["id"]: t["is_device"] for t in window["tracks"]}
+    page = tab.page
+    page.goto(dashboard.run_url(run))
+    page.locator("[data-test=evidence]").first.wait_for()
+    failures: list[str] = []
+    landed = 0
+    for f in findings:
+        for k, ev in enumerate(f["evidence"]):
+            if not routable(ev):
+                continue
+            link = evidence_link(tab, f["id"], k, f["evidence"])
+            link.scroll_into_view_if_needed()
+            link.click()
+            where = f"{f['id']}#{k} {ev['kind']} {ev['label'][:50]!r}"
+            try:
+                problems = land(tab, ev, device)
+            except Exception as exc:  # noqa: BLE001  (a wait that ran out: this item failed)
+                problems = [str(exc).splitlines()[0]]
+            if problems:
+                failures.append(f"{where}: {'; '.join(problems)}")
+                tab.shot(f"evidence-all-{run}-failed-{len(failures)}")
+            else:
+                landed += 1
+    print(f"{run}: {landed} evidence items landed, {len(failures)} did not")
+    assert landed > 0
+    assert not failures, "\n".join(failures)
+    tab.assert_clean()
