@@ -9,7 +9,7 @@ import { ticks } from './axis'
 import { FLOW_COLOR, SELECTED_FLOW_COLOR, SELECTED_OUTLINE } from './colors'
 import { drawLinks, drawScene, fitText, FONT, outline, sceneLinks, type Frame, type Link } from './drawItems'
 import { drawMarkBand, drawMarkEdges } from './drawMark'
-import { trackLabel, type Layout } from './layout'
+import type { Layout } from './layout'
 import type { Scene } from './scene'
 import type { Hit } from './hitTest'
 import type { Selection } from './types'
@@ -90,7 +90,7 @@ function drawLabels(ctx: CanvasRenderingContext2D, f: Frame): void {
       const ty = top + box.y - s.scrollTop
       if (ty > s.height || ty + box.height < top) continue
       ctx.fillStyle = COLORS.dimText
-      ctx.fillText(fitText(ctx, trackLabel(box.track), g.labelW - 26), 20, ty + g.rowH / 2 + 0.5)
+      ctx.fillText(fitText(ctx, box.label, g.labelW - 26), 20, ty + g.rowH / 2 + 0.5)
     }
   }
   ctx.fillStyle = COLORS.line
