@@ -240,3 +240,27 @@ def test_every_evidence_item_of_a_cluster_lands(
     assert landed > 0
     assert not failures, "\n".join(failures)
     tab.assert_clean()
+
+
+def test_a_range_without_an_event_drops_the_previous_selection(
+    dashboard: Dashboard, tab: Tab
+) -> None:
+    """On the timeline with an event selected (a slow DataLoader call's), the link to a
+    device idle gap (no event: nothing ran there) marks the gap and shows no details: the
+    DataLoader call's would say they are the gap's."""
+    rid = dashboard.ids["kineto_gpu"]
+    findings = dashboard.server.get(f"/api/v1/runs/{rid}/advice")["advice"]["findings"]
+    items = [(f, k, ev) for f in findings for k, ev in enumerate(f["evidence"])]
+    call = next(ev for _, _, ev in items if ev.get("event") is not None)
+    f, k, gap = next((f, k, ev) for f, k, ev in items if f["id"] == "gpu_idle_gaps")
+    assert gap.get("event") is None and gap.get("window_ns")
+    page = tab.page
+    page.goto(dashboard.run_url("kineto_gpu", "timeline", f"event={call['event']}"))
+    page.locator(f"[data-test=event-details][data-index='{call['event']}']").wait_for()
+    evidence_link(tab, f["id"], k, f["evidence"]).click()
+    a, b = gap["window_ns"]
+    page.wait_for_selector(f"{CANVAS}[data-mark='{a}-{b}']")
+    page.locator("[data-test=event-details]").wait_for(state="detached", timeout=WAIT_MS)
+    assert "event" not in query_of(page.url)
+    tab.shot("evidence-gap-after-event")
+    tab.assert_clean()
