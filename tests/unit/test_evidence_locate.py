@@ -3,7 +3,7 @@ trace: one host thread and three device streams whose work is known to the nanos
 
 from __future__ import annotations
 
-from mindinsight_profiler.analysis.timeline.locate import MAX_TRACKS, EvidenceLocator
+from mindinsight_profiler.analysis.timeline.locate import MAX_TRACKS, NEAR_NS, EvidenceLocator
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import (
@@ -52,6 +52,21 @@ def test_exact_range_is_the_named_event_else_device_work_else_outermost() -> Non
     assert loc.event(200, 210, "cudaLaunchKernel") == 6
     assert loc.event(60, 80) is None  # a gap is no event
     assert loc.event(10, 41) is None  # exact only
+
+
+def test_a_named_range_a_little_off_is_its_event_within_near_ns() -> None:
+    """A side table's range (torch_npu's communication.json: epoch us as doubles) can be a
+    few hundred ns off its trace event: the event named like it, each end within NEAR_NS."""
+    far = NEAR_NS + 1
+    rows = [*ROWS, (S8, 5000, 9000, "hcom_allReduce__586_0_1", Kind.KERNEL, -1),
+            (S9, 5100, 9100, "hcom_allReduce__586_0_1", Kind.KERNEL, -1)]  # fmt: skip
+    loc = EvidenceLocator(trace(rows))
+    assert loc.event(4844, 8844, "hcom_allReduce__586_0_1") == 9  # 156 ns early: the nearer
+    assert loc.event(5150, 9150, "hcom_allReduce__586_0_1") == 10
+    assert loc.event(4844, 8844, None) is None  # unnamed: exact only
+    assert loc.event(4844, 8844, "other") is None  # another name: none
+    assert loc.event(5000 - far, 9000, "hcom_allReduce__586_0_1") is None  # too far off
+    assert loc.event(5000, 9000 + far + 100, "hcom_allReduce__586_0_1") is None
 
 
 def test_tracks_are_device_tracks_touching_the_range_busiest_first() -> None:

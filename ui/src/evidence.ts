@@ -5,7 +5,8 @@
  * `tracks`: the device's first) scrolled into view and its event selected (`event`). An
  * operator, kernel or type opens its table on the page that holds its row, the row selected
  * (`select`), a perf-model operator its rows on the Roofline page; a step, rank or link is chosen on its
- * page, a link on the worker of its rank (the server's `worker`). Pure, so the mapping is
+ * page, a link on the worker of its rank (the server's `worker`), a collective kind (no rank)
+ * its row on the Communication page (`collective`). Pure, so the mapping is
  * unit-tested without a browser.
  */
 import type { RouteLocationRaw } from 'vue-router'
@@ -62,6 +63,8 @@ export function evidenceRoute(
     query.rank = String(ev.rank)
   } else if (page === 'data-pipeline' && ev.name) {
     query.focus = ev.name
+  } else if (page === 'communication' && ev.name && (ev.rank === undefined || ev.rank === null)) {
+    query.collective = ev.name // a collective kind (message sizes): its row, marked
   } else if (page === 'communication' && ev.name) {
     query.link = ev.name // `src-dst transport`: the page lists that link first, marked
     if (ev.worker) query.worker = ev.worker // the link is its rank's: that worker's page

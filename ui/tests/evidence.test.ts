@@ -30,6 +30,11 @@ describe('evidenceRoute', () => {
     })
   })
 
+  it('marks a collective kind (no rank) on the communication page', () => {
+    expect(evidenceRoute({ kind: 'metric', label: 'l', page: 'communication', name: 'AllReduce' }, 'r'))
+      .toEqual({ name: 'communication', params: { run: 'r' }, query: { collective: 'AllReduce' } })
+  })
+
   it('names the slow link on the communication page', () => {
     expect(evidenceRoute({ kind: 'metric', label: 'l', page: 'communication', name: '0-1 HCCS', rank: 0 }, 'r', carry))
       .toEqual({ name: 'communication', params: { run: 'r' }, query: { worker: 'rank1', link: '0-1 HCCS' } })

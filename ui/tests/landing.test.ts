@@ -65,6 +65,12 @@ describe('timeline landing', () => {
     expect(parseTracks(Array.from({ length: 20 }, (_, i) => i).join(','))).toHaveLength(8)
   })
 
+  it('reads the flows switch: all flows only for flows=all', () => {
+    expect(parseTimelineQuery({ flows: 'all' }).allFlows).toBe(true)
+    expect(parseTimelineQuery({}).allFlows).toBe(false)
+    expect(parseTimelineQuery({ flows: '1' }).allFlows).toBe(false)
+  })
+
   it('searches the timeline for a loader named without a range', () => {
     expect(queryOf({ kind: 'metric', label: 'l', page: 'timeline', name: 'DataLoader.__next__' }))
       .toEqual({ q: 'DataLoader.__next__' })

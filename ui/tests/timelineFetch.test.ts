@@ -122,9 +122,11 @@ describe('timeline URL state', () => {
   it('reads the whole state and survives junk', () => {
     expect(parseTimelineQuery({ t0: '1', t1: '2', event: '42', q: 'conv', fold: '0,2', worker: 'w' })).toEqual({
       window: { t0: 1, t1: 2 }, event: 42, q: 'conv', collapsed: new Set([0, 2]), mark: null, tracks: [],
+      allFlows: false,
     })
-    expect(parseTimelineQuery({ event: '-3', q: ['x'.repeat(500)], fold: 'a,,3,-1' })).toEqual({
+    expect(parseTimelineQuery({ event: '-3', q: ['x'.repeat(500)], fold: 'a,,3,-1', flows: 'all' })).toEqual({
       window: null, event: null, q: 'x'.repeat(200), collapsed: new Set([3]), mark: null, tracks: [],
+      allFlows: true,
     })
   })
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { GEOMETRY, groupTracks, layoutTracks, processLabel, rowAt, rowBox, trackLabel } from '@/timeline/layout'
+import {
+  describeLayout, GEOMETRY, groupTracks, layoutTracks, processLabel, rowAt, rowBox, trackLabel,
+} from '@/timeline/layout'
 import type { TrackInfo } from '@/timeline/types'
 
 function track(id: number, pid: string, tid: string, depth: number, extra: Partial<TrackInfo> = {}): TrackInfo {
@@ -25,9 +27,36 @@ describe('track layout', () => {
     ])
     expect(processLabel(TRACKS[0])).toBe('CPU · 25738')
     expect(processLabel(TRACKS[3])).toBe('Traces')
-    expect(processLabel({ pid: '', process_name: '' })).toBe('–')
+    expect(processLabel({ pid: '', process_name: '' })).toBe('Trace-wide events')
+    expect(processLabel({ pid: '', process_name: '' }, '全局事件')).toBe('全局事件')
+    expect(trackLabel({ tid: ' ', thread_name: '' })).toBe('(no thread)')
     expect(trackLabel(TRACKS[0])).toBe('thread 25738 (python)')
     expect(trackLabel(TRACKS[2])).toBe('stream 7')
+  })
+
+  it('names what the trace leaves unnamed and leaves out tracks without events', () => {
+    // Kineto's trace-wide instant events ("Record Window End": no pid, no tid) come last;
+    // a MindSpore `memory` track holds allocation samples only (no events); an Ascend
+    // process whose only thread has no events is no group at all
+    const tracks = [
+      ...TRACKS,
+      track(5, '25738', 'memory', 0, { process_name: 'CPU', thread_name: 'memory', events: 0 }),
+      track(6, '3089232096', '3020403', 0, { thread_name: 'Thread 3020403', events: 0 }),
+      track(7, '', '', 1),
+    ]
+    expect(groupTracks(tracks).map((g) => [g.pid, g.tracks.map((t) => t.id)])).toEqual([
+      ['25738', [0, 1]], ['0', [2]], ['Traces', [3, 4]], ['', [7]],
+    ])
+    const layout = layoutTracks(tracks, new Set(), GEOMETRY, { process: 'Global', track: 'none' })
+    expect(describeLayout(layout).split('\n')).toEqual([
+      'CPU · 25738: thread 25738 (python) | thread 25772 (python)',
+      'GPU 0 · 0: stream 7',
+      'Traces: PyTorch Profiler | Trace PyTorch Profiler',
+      'Global: none',
+    ])
+    expect(layout.byTrack.has(5)).toBe(false)
+    expect(rowBox(layout, 6, 0)).toBeNull()
+    expect(layout.groups.every((g) => g.tracks.length > 0 && g.label.trim() !== '' && g.label !== '–')).toBe(true)
   })
 
   it('stacks headers and rows; a track gets a row per nesting level', () => {

@@ -105,4 +105,26 @@ describe('useTimelineSelection', () => {
     expect(sel.query.value).toBe('')
     expect(writes).toEqual([{ q: 'relu' }, { q: undefined }])
   })
+
+  it('follows a link to a range without an event: the previous selection is dropped', async () => {
+    const { sel, writes } = setup({ event: '4' })
+    await land(4)
+    expect(sel.selection.value?.index).toBe(4)
+    sel.openEvent(null, true)
+    expect(sel.selection.value).toBeNull()
+    expect(sel.eventIndex.value).toBeNull()
+    expect(sel.panelOpen.value).toBe(false)
+    expect(writes).toEqual([]) // the URL already says so
+  })
+
+  it('follows a link that searches, and one without a search drops it', () => {
+    const { sel, writes } = setup()
+    sel.followSearch('DataLoader')
+    expect([sel.query.value, sel.searchText.value, sel.tab.value, sel.panelOpen.value])
+      .toEqual(['DataLoader', 'DataLoader', 'search', true])
+    expect(asked['timeline/search']!.params()).toEqual({ q: 'DataLoader', limit: 100 })
+    sel.followSearch('')
+    expect([sel.query.value, sel.panelOpen.value]).toEqual(['', false])
+    expect(writes).toEqual([])
+  })
 })

@@ -140,7 +140,9 @@ def _op_evidence(split: dict[str, Any], limit: int = 8) -> tuple[Evidence, ...]:
                 elapse_ms=o["elapse_ns"] / 1e6,
                 transit_ms=o["transit_ns"] / 1e6,
             ),
-            page="communication",
+            # one call at its time: the timeline shows it (the communication page's
+            # collectives are per kind, with no row for a call)
+            page="timeline",
             name=o["name"],
             value=o["waiting_ns"] / 1000.0,
             unit="us",

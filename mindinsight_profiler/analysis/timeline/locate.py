@@ -7,7 +7,11 @@ can scroll them into view, the device's first). The evidence does not say; the t
 
 - The event: one whose range is exactly the evidence's. Several can share it (an operator
   and its only child); the one named like the evidence wins, then device work, then the
-  outermost. No event for a gap (nothing ran there).
+  outermost. Failing that, the event named like the evidence whose ends are each within
+  `NEAR_NS` of the range's: a side table's times can be a few hundred ns off the trace's
+  (torch_npu's communication.json writes epoch microseconds as doubles, which keep about a
+  quarter of a microsecond: its HCCL ops land 156 ns before their trace events). No event
+  for a gap (nothing ran there) or a step's phase.
 - The tracks: the device tracks whose device work (kernels, copies, sets) touches the closed
   range, busiest in it first, at most `MAX_TRACKS`; a gap touches the kernels at its two
   edges. The event's own track joins them: first when it is a device track, else last.
@@ -28,6 +32,8 @@ from mindinsight_profiler.model.trace import Trace
 
 #: Most tracks named for one range (a range on a machine of eight devices marks the busiest).
 MAX_TRACKS = 4
+#: How far a named event's ends may be from the range's (a side table's rounding, see above).
+NEAR_NS = 1000
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,7 @@ class EvidenceLocator:
         ev = self.trace.events
         rows = rows[ev["end_ns"][rows] == end_ns]
         if len(rows) == 0:
-            return None
+            return self._near(start_ns, end_ns, name)
         strings = self.trace.strings
         named = np.array([name is not None and strings[int(c)] == name if c >= 0 else False
                           for c in ev["name"][rows].tolist()])  # fmt: skip
@@ -83,6 +89,21 @@ class EvidenceLocator:
         # best first: named like the evidence, device work, outermost (no parent), first row
         score = named * 4 + device * 2 + (ev["parent"][rows] < 0)
         return int(rows[np.argmax(score)])
+
+    def _near(self, start_ns: int, end_ns: int, name: str | None) -> int | None:
+        """The event named `name` whose ends are nearest the range's, each within `NEAR_NS`."""
+        if name is None:
+            return None
+        lo, hi = np.searchsorted(self._starts, [start_ns - NEAR_NS, start_ns + NEAR_NS + 1])
+        rows = self._by_start[lo:hi]
+        ev = self.trace.events
+        rows = rows[np.abs(ev["end_ns"][rows] - end_ns) <= NEAR_NS]
+        strings = self.trace.strings
+        rows = rows[[c >= 0 and strings[int(c)] == name for c in ev["name"][rows].tolist()]]
+        if len(rows) == 0:
+            return None
+        off = np.abs(ev["start_ns"][rows] - start_ns) + np.abs(ev["end_ns"][rows] - end_ns)
+        return int(rows[np.argmin(off)])
 
     def device_tracks(self, start_ns: int, end_ns: int) -> list[int]:
         """Device tracks whose work touches [start_ns, end_ns], busiest in it first."""

@@ -127,9 +127,10 @@ export function sceneLinks(scene: Scene): Link[] {
   }))
 }
 
+/** Draws the arrows of `links` that are in view; returns how many it drew. */
 export function drawLinks(ctx: CanvasRenderingContext2D, f: Frame, links: Link[], scene: Scene | null,
-  color: string, width: number): void {
-  if (!links.length) return
+  color: string, width: number): number {
+  if (!links.length) return 0
   const x = (ns: number) => f.x0 + nsToPx(f.view, f.timeW, ns)
   const depth = (track: number, ns: number, known?: number) =>
     known ?? (scene ? rowCovering(scene, track, ns) : 0)
@@ -168,6 +169,7 @@ export function drawLinks(ctx: CanvasRenderingContext2D, f: Frame, links: Link[]
   }
   ctx.fill()
   ctx.restore()
+  return heads.length
 }
 
 export function outline(ctx: CanvasRenderingContext2D, f: Frame, track: number, depth: number, start: number,

@@ -2,7 +2,12 @@
  * Vertical layout of the track view: tracks grouped by process, each group a header
  * (name, device mark, collapse caret) over its threads/streams, each track as many rows as
  * its deepest nesting. A collapsed group is its header alone, with its tracks' top rows
- * drawn inside it as a summary. Pure, so the geometry and `rowAt` are unit-tested.
+ * drawn inside it as a summary. Every group and track is named: a process with neither name
+ * nor pid (Kineto's trace-wide instant events, such as "Record Window End") and a track with
+ * neither name nor id get the words the page gives (`LayoutWords`), never a bare "–". Tracks
+ * the timeline holds no events of (a MindSpore `memory` track: allocation samples only, which
+ * the timeline does not draw) are left out, and so is a group left without tracks. Pure, so
+ * the geometry and `rowAt` are unit-tested.
  */
 import type { TrackInfo } from './types'
 
@@ -20,6 +25,8 @@ export type Geometry = typeof GEOMETRY
 
 export interface TrackBox {
   track: TrackInfo
+  /** What the label column shows for it (trackLabel). */
+  label: string
   /** Top of the track's first row, in content px (0 = top of the first group). */
   y: number
   rows: number
@@ -46,23 +53,36 @@ export interface Layout {
   geometry: Geometry
 }
 
+/** Names for what the trace leaves unnamed (the page's, in its language). */
+export interface LayoutWords {
+  /** A process with neither name nor pid: events of the whole trace. */
+  process: string
+  /** A track with neither name nor id. */
+  track: string
+}
+export const PLAIN_WORDS: LayoutWords = { process: 'Trace-wide events', track: '(no thread)' }
+
 /** A process's label: its name and pid ("CPU · 25738"), or whichever one it has. */
-export function processLabel(track: Pick<TrackInfo, 'pid' | 'process_name'>): string {
+export function processLabel(track: Pick<TrackInfo, 'pid' | 'process_name'>, untitled = PLAIN_WORDS.process): string {
   const name = track.process_name.trim()
   const pid = track.pid.trim()
   if (name && pid && name !== pid) return `${name} · ${pid}`
-  return name || pid || '–'
+  return name || pid || untitled
 }
 
 /** A thread's or stream's label: its name, else its id. */
-export function trackLabel(track: Pick<TrackInfo, 'tid' | 'thread_name'>): string {
-  return track.thread_name.trim() || track.tid.trim() || '–'
+export function trackLabel(track: Pick<TrackInfo, 'tid' | 'thread_name'>, untitled = PLAIN_WORDS.track): string {
+  return track.thread_name.trim() || track.tid.trim() || untitled
 }
 
-/** Tracks grouped by pid, groups and tracks in the order the trace lists them. */
+/**
+ * Tracks grouped by pid, groups and tracks in the order the trace lists them; tracks without
+ * events left out (nothing to draw on them), and with them a group that has no other.
+ */
 export function groupTracks(tracks: TrackInfo[]): { pid: string; tracks: TrackInfo[] }[] {
   const groups = new Map<string, TrackInfo[]>()
   for (const t of tracks) {
+    if (t.events <= 0) continue
     const list = groups.get(t.pid)
     if (list) list.push(t)
     else groups.set(t.pid, [t])
@@ -71,7 +91,7 @@ export function groupTracks(tracks: TrackInfo[]): { pid: string; tracks: TrackIn
 }
 
 export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>,
-  geometry: Geometry = GEOMETRY): Layout {
+  geometry: Geometry = GEOMETRY, words: LayoutWords = PLAIN_WORDS): Layout {
   const groups: GroupBox[] = []
   const byTrack = new Map<number, { group: GroupBox; box: TrackBox }>()
   let y = 0
@@ -80,7 +100,7 @@ export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>
     const first = g.tracks[0]
     const group: GroupBox = {
       index, pid: g.pid,
-      label: processLabel(g.tracks.find((t) => t.process_name.trim()) ?? first),
+      label: processLabel(g.tracks.find((t) => t.process_name.trim()) ?? first, words.process),
       isDevice: g.tracks.some((t) => t.is_device),
       collapsed: folded, y, height: geometry.headerH, tracks: [],
     }
@@ -88,7 +108,7 @@ export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>
     for (const track of g.tracks) {
       const rows = Math.max(1, track.depth)
       const height = folded ? 0 : rows * geometry.rowH + geometry.trackPad
-      const box = { track, y: ty, rows, height }
+      const box = { track, label: trackLabel(track, words.track), y: ty, rows, height }
       group.tracks.push(box)
       byTrack.set(track.id, { group, box })
       ty += height
@@ -133,4 +153,14 @@ export function rowAt(layout: Layout, y: number): RowHit | null {
     return null
   }
   return null
+}
+
+/**
+ * The layout as text, `group: track | track` per group, groups on their own lines: what the
+ * track view shows in its label column, in order (the canvas's `data-layout`, for tests).
+ */
+export function describeLayout(layout: Layout): string {
+  return layout.groups
+    .map((g) => `${g.label}: ${g.tracks.map((b) => b.label).join(' | ')}`)
+    .join('\n')
 }

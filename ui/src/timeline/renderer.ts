@@ -9,7 +9,7 @@ import { ticks } from './axis'
 import { CANVAS } from './canvasTheme'
 import { drawLinks, drawScene, fitText, FONT, outline, sceneLinks, type Frame, type Link } from './drawItems'
 import { drawMarkBand, drawMarkEdges } from './drawMark'
-import { trackLabel, type Layout } from './layout'
+import type { Layout } from './layout'
 import type { Scene } from './scene'
 import type { Hit } from './hitTest'
 import type { Selection } from './types'
@@ -79,7 +79,7 @@ function drawLabels(ctx: CanvasRenderingContext2D, f: Frame): void {
       const ty = top + box.y - s.scrollTop
       if (ty > s.height || ty + box.height < top) continue
       ctx.fillStyle = COLORS.dimText
-      ctx.fillText(fitText(ctx, trackLabel(box.track), g.labelW - 26), 20, ty + g.rowH / 2 + 0.5)
+      ctx.fillText(fitText(ctx, box.label, g.labelW - 26), 20, ty + g.rowH / 2 + 0.5)
     }
   }
   ctx.fillStyle = COLORS.line
@@ -136,8 +136,14 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: Frame, spanText: string): vo
   ctx.restore()
 }
 
-/** One frame. Returns the number of items the drawn answers hold (the cost of the frame). */
-export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: string): number {
+/** What a frame drew: the items the drawn answers hold (its cost) and the arrows drawn. */
+export interface Drawn {
+  items: number
+  flows: number
+}
+
+/** One frame. */
+export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: string): Drawn {
   ctx.setTransform(s.dpr, 0, 0, s.dpr, 0, 0)
   ctx.fillStyle = COLORS.bg
   ctx.fillRect(0, 0, s.width, s.height)
@@ -146,14 +152,15 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.textBaseline = 'middle'
     ctx.fillText(s.text.empty, 12, 20)
-    return 0
+    return { items: 0, flows: 0 }
   }
   const g = s.layout.geometry
   const f: Frame = { s, layout: s.layout, view: s.view, x0: g.labelW, timeW: s.width - g.labelW, top: g.axisH }
-  if (f.timeW <= 0) return 0
+  if (f.timeW <= 0) return { items: 0, flows: 0 }
   drawBands(ctx, f)
   if (s.mark) drawMarkBand(ctx, f, s.mark)
   let items = 0
+  let flows = 0
   const end = f.x0 + f.timeW
   if (s.primary) {
     const a = Math.max(f.x0, f.x0 + nsToPx(s.view, f.timeW, s.primary.t0))
@@ -168,7 +175,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     if (s.showFlows) {
       let links = linkCache.get(s.primary)
       if (!links) linkCache.set(s.primary, (links = sceneLinks(s.primary)))
-      drawLinks(ctx, f, links, s.primary, COLORS.flow, 1)
+      flows += drawLinks(ctx, f, links, s.primary, COLORS.flow, 1)
     }
   }
   if (s.hover) {
@@ -178,7 +185,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
   }
   const sel = s.selected
   if (sel) {
-    drawLinks(ctx, f, s.links, s.primary, COLORS.selectedFlow, 1.5)
+    flows += drawLinks(ctx, f, s.links, s.primary, COLORS.selectedFlow, 1.5)
     outline(ctx, f, sel.track, sel.depth, sel.start_ns, sel.dur_ns, COLORS.selected, 2)
   }
   drawLabels(ctx, f)
@@ -189,5 +196,5 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.fillText(s.text.empty, f.x0 + 12, g.axisH + 20)
   }
-  return items
+  return { items, flows }
 }

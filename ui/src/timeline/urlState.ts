@@ -4,6 +4,7 @@
  * origin), `event` (the selected event's index), `q` (search text) and `fold` (collapsed
  * process groups, by position). An evidence link adds `mark` (`a-b`: the range it names,
  * highlighted) and `tracks` (track ids holding its work, the first scrolled into view).
+ * `flows=all` draws every flow of the window (else only the selected event's).
  * Invalid values are ignored, never an error.
  */
 import type { Viewport } from './viewport'
@@ -17,6 +18,8 @@ export interface TimelineUrlState {
   mark: Viewport | null
   /** The evidence's tracks, the first brought into view; empty if none. */
   tracks: number[]
+  /** `flows=all`: every flow of the window drawn, not only the selected event's. */
+  allFlows: boolean
 }
 
 type Query = Record<string, unknown>
@@ -78,6 +81,7 @@ export function parseTimelineQuery(query: Query): TimelineUrlState {
     collapsed: parseCollapsed(query.fold),
     mark: parseMark(query.mark),
     tracks: parseTracks(query.tracks),
+    allFlows: first(query.flows) === 'all',
   }
 }
 

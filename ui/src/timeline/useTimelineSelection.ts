@@ -69,9 +69,17 @@ export function useTimelineSelection(
     focus(e)
   }
 
-  /** An event named by a link to this page (see useTimelineUrl.ts). */
-  function openEvent(index: number, withWindow: boolean): void {
+  /** An event named by a link to this page, or none (see useTimelineUrl.ts). */
+  function openEvent(index: number | null, withWindow: boolean): void {
     if (index === eventIndex.value) return
+    if (index === null) {
+      selection.value = null
+      eventIndex.value = null
+      focusPending = false
+      if (query.value) tab.value = 'search'
+      else panelOpen.value = false
+      return
+    }
     eventIndex.value = index
     focusPending = !withWindow
     panelOpen.value = true
@@ -83,6 +91,20 @@ export function useTimelineSelection(
     selection.value = null
     eventIndex.value = null
     focusPending = false
+  }
+
+  /** A search named by a link to this page ('' drops the search). */
+  function followSearch(q: string): void {
+    if (q === query.value) return
+    searchText.value = q
+    query.value = q
+    if (q) {
+      panelOpen.value = true
+      if (eventIndex.value === null) tab.value = 'search'
+    } else if (tab.value === 'search') {
+      tab.value = 'details'
+      if (eventIndex.value === null) panelOpen.value = false
+    }
   }
 
   function submitSearch(): void {
@@ -109,6 +131,6 @@ export function useTimelineSelection(
 
   return {
     searchText, query, eventIndex, selection, tab, panelOpen, details, search, links,
-    select, pick, openEvent, forget, submitSearch, clearSearch, closePanel,
+    select, pick, openEvent, followSearch, forget, submitSearch, clearSearch, closePanel,
   }
 }
