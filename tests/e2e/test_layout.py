@@ -165,7 +165,15 @@ def pie_clear_of_legend(tab: Tab) -> dict[str, Any]:
     return geo
 
 
-def test_collapsing_the_advisor_relayouts_kernels(dashboard: Dashboard, tab: Tab) -> None:
+@pytest.mark.parametrize("width", [1280, 1440])
+def test_collapsing_the_advisor_relayouts_kernels(
+    dashboard: Dashboard, browser: Any, width: int
+) -> None:
+    with open_tab(browser, {"width": width, "height": 800}) as tab:
+        collapse_on_kernels(dashboard, tab, width)
+
+
+def collapse_on_kernels(dashboard: Dashboard, tab: Tab, width: int) -> None:
     page = tab.page
     page.goto(dashboard.run_url("kineto_gpu", "kernels"))
     settle(tab, "kernels")
@@ -174,7 +182,7 @@ def test_collapsing_the_advisor_relayouts_kernels(dashboard: Dashboard, tab: Tab
     page.locator("[data-test=advisor-collapse]").click()
     page.wait_for_function(CHARTS_FOLLOW)
     page.wait_for_function(SETTLED)
-    tab.shot("layout-1280-kernels-collapsed")
+    tab.shot(f"layout-{width}-kernels-collapsed")
     pie_clear_of_legend(tab)
     # the table fills its space with no column cut
     wrap = page.locator("[data-test=kernels-table] .el-table__body-wrapper .el-scrollbar__wrap")
@@ -294,6 +302,9 @@ TOOLTIP = """() => {
 }"""
 
 
+GRID_RECT = "(e) => e.__echarts.getModel().getComponent('grid').coordinateSystem.getRect()"
+
+
 def test_step_tooltip_stays_on_screen(dashboard: Dashboard, tab: Tab) -> None:
     page = tab.page
     page.goto(dashboard.run_url("kineto_gpu"))
@@ -304,7 +315,8 @@ def test_step_tooltip_stays_on_screen(dashboard: Dashboard, tab: Tab) -> None:
                    " c.scrollTop += e.getBoundingClientRect().top - 56 }")  # fmt: skip
     box = chart.bounding_box()
     assert box is not None
-    page.mouse.move(box["x"] + 90, box["y"] + 20)
+    grid = chart.evaluate(GRID_RECT)
+    page.mouse.move(box["x"] + grid["x"] + 20, box["y"] + grid["y"] + 4)  # the grid's top
     page.wait_for_function(f"() => ({TOOLTIP})() !== null")
     page.wait_for_timeout(400)  # its move and fade-in
     tip = page.evaluate(TOOLTIP)
