@@ -52,6 +52,37 @@ OVERFLOW = """() => {
   return out;
 }"""
 
+#: charts whose legend covers one of their axis labels (legend box against each label's box)
+LEGEND_ON_LABELS = """() => {
+  const out = [];
+  const rect = (g) => {
+    const b = g.getBoundingRect().clone(); b.applyTransform(g.transform); return b;
+  };
+  const cut = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width
+    && a.y < b.y + b.height && b.y < a.y + a.height;
+  for (const el of document.querySelectorAll('.run-content .echart')) {
+    const chart = el.__echarts; if (!chart) continue;
+    const model = chart.getModel();
+    const all = (type) => { const a = []; model.eachComponent(type, (c) => a.push(c)); return a; };
+    for (const legend of all('legend')) {
+      const view = chart.getViewOfComponentModel(legend);
+      if (!view || !view.group || view.group.childCount() === 0) continue;
+      const box = rect(view.group);
+      for (const kind of ['xAxis', 'yAxis']) {
+        for (const axis of all(kind)) {
+          const axisView = chart.getViewOfComponentModel(axis);
+          if (!axisView) continue;
+          axisView.group.traverse((e) => {
+            if (e.style && typeof e.style.text === 'string' && e.style.text && !e.ignore
+                && !e.invisible && cut(box, rect(e))) out.push(`${kind} label "${e.style.text}"`);
+          });
+        }
+      }
+    }
+  }
+  return out;
+}"""
+
 #: the part of an element inside the viewport (0: none, 1: all of it)
 IN_VIEW = """(e) => {
   const r = e.getBoundingClientRect();
@@ -91,6 +122,7 @@ def test_no_page_scrolls_sideways_at_1024(dashboard: Dashboard, narrow: Tab, run
         page.goto(dashboard.run_url(run, name))
         settle(narrow, name)
         assert page.evaluate(OVERFLOW) == [], (run, name)
+        assert page.evaluate(LEGEND_ON_LABELS) == [], (run, name)
         # the advisor is a closed drawer: nothing of it covers the page
         assert page.locator("[data-test=advisor]").evaluate(IN_VIEW) == 0, (run, name)
         narrow.shot(f"layout-1024-{run}-{name}")
@@ -105,6 +137,7 @@ def test_every_page_at_1440(dashboard: Dashboard, wide: Tab, run: str) -> None:
         page.goto(dashboard.run_url(run, name))
         settle(wide, name)
         assert page.evaluate(OVERFLOW) == [], (run, name)
+        assert page.evaluate(LEGEND_ON_LABELS) == [], (run, name)
         assert page.locator("[data-test=advisor]").evaluate(IN_VIEW) == 1, (run, name)
         assert page.locator("[data-test=advisor-open]").count() == 0
         wide.shot(f"layout-1440-{run}-{name}")

@@ -44,11 +44,11 @@ export function pieBeside(size: Size, inner = 0.5, share = 0.22): PieBeside | nu
 
 /** The series and legend parts of an ECharts option for `pieBeside` (percent fallbacks
  * until the chart is measured). */
-export function pieBesideOption(size: Size, inner = 0.5): {
+export function pieBesideOption(size: Size, inner = 0.5, share = 0.22): {
   series: { center: (number | string)[]; radius: (number | string)[] }
   legend: Record<string, unknown>
 } {
-  const at = pieBeside(size, inner)
+  const at = pieBeside(size, inner, share)
   if (!at) {
     return {
       series: { center: ['25%', '50%'], radius: [`${inner * 60}%`, '60%'] },

@@ -25,7 +25,7 @@ export function perfColumns(rows: PerfRows = 'operators'): ColumnSpec[] {
     label: 'roofline.opCols.group',
     children: [
       {
-        key: 'gflops_per_call', label: 'roofline.opCols.gflops', kind: 'sig', width: 96 - narrow,
+        key: 'gflops_per_call', label: 'roofline.opCols.gflops', kind: 'sig', width: 96,
         hint: kernels ? 'roofline.kernelCols.gflopsHint' : 'roofline.opCols.gflopsHint',
       },
       {

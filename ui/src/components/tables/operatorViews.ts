@@ -128,7 +128,7 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
     : []
   const gpu: ColumnSpec[] = c.gpu
     ? [
-        { key: 'tc_used', label: 'kernels.col.tcUsed', kind: 'bool', width: 84, hint: 'kernels.hint.tcUsed' },
+        { key: 'tc_used', label: 'kernels.col.tcUsed', kind: 'bool', width: 80, hint: 'kernels.hint.tcUsed' },
         { key: 'blocks_per_sm', label: 'kernels.col.blocksPerSm', kind: 'number', sortable: true, width: 86, hint: 'kernels.hint.blocksPerSm' },
         { key: 'occupancy', label: 'kernels.col.occupancy', kind: 'pct', sortable: true, width: 86, hint: 'kernels.hint.occupancy' },
       ]
@@ -156,7 +156,7 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
     { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 160, fixed: true, tooltip: false },
     ...launch,
     ...npu,
-    { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 70 },
+    { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 66 },
     {
       label: 'kernels.col.duration',
       children: [
