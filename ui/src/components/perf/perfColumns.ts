@@ -20,6 +20,7 @@ export type PerfRows = 'operators' | 'kernels'
 
 export function perfColumns(rows: PerfRows = 'operators'): ColumnSpec[] {
   const kernels = rows === 'kernels'
+  const narrow = kernels ? 10 : 0 // the Kernels table is wide already (see kernelColumns)
   return [{
     label: 'roofline.opCols.group',
     children: [
@@ -28,10 +29,10 @@ export function perfColumns(rows: PerfRows = 'operators'): ColumnSpec[] {
         hint: kernels ? 'roofline.kernelCols.gflopsHint' : 'roofline.opCols.gflopsHint',
       },
       {
-        key: 'achieved_tflops', label: 'roofline.opCols.tflops', kind: 'sig', width: 80,
+        key: 'achieved_tflops', label: 'roofline.opCols.tflops', kind: 'sig', width: 80 - narrow,
         hint: kernels ? 'roofline.kernelCols.tflopsHint' : 'roofline.opCols.tflopsHint',
       },
-      { key: 'pct_of_roof', label: 'roofline.opCols.pctOfRoof', kind: 'share', width: 84, hint: 'roofline.opCols.pctOfRoofHint' },
+      { key: 'pct_of_roof', label: 'roofline.opCols.pctOfRoof', kind: 'share', width: 84 - narrow, hint: 'roofline.opCols.pctOfRoofHint' },
     ],
   }]
 }

@@ -128,9 +128,9 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
     : []
   const gpu: ColumnSpec[] = c.gpu
     ? [
-        { key: 'tc_used', label: 'kernels.col.tcUsed', kind: 'bool', width: 104, hint: 'kernels.hint.tcUsed' },
-        { key: 'blocks_per_sm', label: 'kernels.col.blocksPerSm', kind: 'number', sortable: true, width: 96, hint: 'kernels.hint.blocksPerSm' },
-        { key: 'occupancy', label: 'kernels.col.occupancy', kind: 'pct', sortable: true, width: 96, hint: 'kernels.hint.occupancy' },
+        { key: 'tc_used', label: 'kernels.col.tcUsed', kind: 'bool', width: 80, hint: 'kernels.hint.tcUsed' },
+        { key: 'blocks_per_sm', label: 'kernels.col.blocksPerSm', kind: 'number', sortable: true, width: 86, hint: 'kernels.hint.blocksPerSm' },
+        { key: 'occupancy', label: 'kernels.col.occupancy', kind: 'pct', sortable: true, width: 86, hint: 'kernels.hint.occupancy' },
       ]
     : []
   // Ascend: the AI Core facts of kernel_details (most frequent value of the group's calls)
@@ -151,18 +151,19 @@ export function kernelColumns(group: KernelGroup, c: Capabilities): ColumnSpec[]
         { key: 'cube_utilization', label: 'kernels.col.cube', kind: 'pct', width: 86, hint: 'kernels.hint.cube' },
       ]
     : []
+  // compact widths: by name on a GPU the table fits 1050 px (1280 px with the advisor collapsed)
   return [
-    { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 220, fixed: true, tooltip: false },
+    { key: 'name', label: 'kernels.col.name', kind: 'text', sortable: true, minWidth: 160, fixed: true, tooltip: false },
     ...launch,
     ...npu,
-    { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 80 },
+    { key: 'calls', label: 'kernels.col.calls', kind: 'count', sortable: true, width: 66 },
     {
       label: 'kernels.col.duration',
       children: [
-        { key: 'total_us', label: 'kernels.col.total', kind: 'us', sortable: true, width: 96 },
-        { key: 'mean_us', label: 'kernels.col.mean', kind: 'us', sortable: true, width: 90 },
-        { key: 'min_us', label: 'kernels.col.min', kind: 'us', sortable: true, width: 86 },
-        { key: 'max_us', label: 'kernels.col.max', kind: 'us', sortable: true, width: 86 },
+        { key: 'total_us', label: 'kernels.col.total', kind: 'us', sortable: true, width: 86 },
+        { key: 'mean_us', label: 'kernels.col.mean', kind: 'us', sortable: true, width: 82 },
+        { key: 'min_us', label: 'kernels.col.min', kind: 'us', sortable: true, width: 76 },
+        { key: 'max_us', label: 'kernels.col.max', kind: 'us', sortable: true, width: 76 },
       ],
     },
     ...gpu,
