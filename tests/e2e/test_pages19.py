@@ -198,3 +198,57 @@ def test_the_run_list_sorts_by_every_column(dashboard: Dashboard, tab: Tab) -> N
     assert query_of(tab) == sort
     wait_for(lambda: run_order(tab) == want, f"not kept on reload: {run_order(tab)}")
     tab.assert_clean()
+
+
+def unavailable_pages(tab: Tab) -> set[str]:
+    nav = tab.page.locator(".run-nav [data-unavailable=true]")
+    return {str(n.get_attribute("data-test"))[4:] for n in nav.all()}
+
+
+def test_pages_with_nothing_are_greyed_out_with_the_reason(
+    dashboard: Dashboard, tab: Tab
+) -> None:
+    page = tab.page
+    want = {
+        "kineto_gpu": {"communication", "cluster", "modules"},
+        "ascend": set(),
+        "mindspore": {"memory", "communication", "cluster"},
+    }
+    for run, pages in want.items():
+        rid = dashboard.ids[run]
+        served = dashboard.server.get(f"/api/v1/runs/{rid}/overview")["pages"]
+        listed = dashboard.server.get(f"/api/v1/runs/{rid}")["pages"]  # the run's formats'
+        assert {p for p in listed if not served[p]["available"]} == pages, (run, served)
+        page.goto(dashboard.run_url(run, "overview"))
+        page.locator("[data-test=page-overview]").wait_for()
+        wait_for(lambda p=pages: unavailable_pages(tab) == p, f"{run}: {unavailable_pages(tab)}")
+    # the Kineto run has no module data: hovering says how to record it; a click goes nowhere
+    page.goto(dashboard.run_url("kineto_gpu", "overview"))
+    item = page.locator("[data-test=nav-modules]")
+    wait_for(lambda: item.get_attribute("data-unavailable") == "true", "modules not greyed out")
+    item.hover()
+    tip = page.locator(".el-popper", has_text="with_modules=True")
+    tip.wait_for()
+    assert "no module data" in tip.inner_text()
+    item.click(force=True)
+    time.sleep(0.3)
+    assert "/overview" in href(tab)
+    tab.shot("nav-unavailable-en")
+    # opened directly, the page shows its empty state under the reason
+    page.goto(dashboard.run_url("kineto_gpu", "modules"))
+    page.locator("[data-test=page-modules]").wait_for()
+    banner = page.locator("[data-test=page-unavailable]")
+    assert "with_modules=True" in banner.inner_text()
+    # and in Chinese
+    page.locator(".lang-switch").get_by_text("中文").click()
+    wait_for(lambda: "采集时设置" in banner.inner_text(), f"zh reason: {banner.inner_text()}")
+    page.locator("[data-test=nav-memory]").wait_for()
+    mindspore = dashboard.run_url("mindspore", "overview")
+    page.goto(mindspore)
+    item = page.locator("[data-test=nav-memory]")
+    wait_for(lambda: item.get_attribute("data-unavailable") == "true", "memory not greyed out")
+    item.hover()
+    page.locator(".el-popper", has_text="profile_memory=True").wait_for()
+    assert "没有内存数据" in page.locator(".el-popper", has_text="profile_memory=True").inner_text()
+    tab.shot("nav-unavailable-zh")
+    tab.assert_clean()

@@ -41,6 +41,8 @@ const en = {
     diff: 'Diff',
     timeline: 'Timeline',
   },
+  /** a page the input has nothing for (its menu item is greyed out; the reason from the server) */
+  pageEmpty: 'This page has nothing for this input',
   inputWarnings: '{n} problem(s) reading this input: some figures may lack what the files hold',
   show: 'Show',
   hide: 'Hide',
@@ -104,6 +106,7 @@ const zh: typeof en = {
     diff: '对比',
     timeline: '时间线',
   },
+  pageEmpty: '此页面对当前输入没有可显示的内容',
   inputWarnings: '读取此输入时有 {n} 个问题：部分数据可能缺少这些文件中的内容',
   show: '展开',
   hide: '收起',
