@@ -35,8 +35,9 @@ _RULES: dict[str, tuple[Callable[[Report, int], bool], str, str]] = {
         "没有 kernel：trace 中没有设备活动",
     ),
     "roofline": (
-        lambda r, _: bool((r.get("perf_model") or {}).get("shape_count"))
-        or bool(r.get("mindspore_flops")),
+        lambda r, _: (
+            bool((r.get("perf_model") or {}).get("shape_count")) or bool(r.get("mindspore_flops"))
+        ),
         "no FLOPs model: no operator call with input shapes (record with "
         "`record_shapes=True`) and no MindSpore FLOPs files",
         "没有 FLOPs 模型：没有带输入形状的算子调用（采集时设置 `record_shapes=True`），"

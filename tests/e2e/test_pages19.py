@@ -59,9 +59,7 @@ def column_of(page: Any, chart: Any, step: str) -> tuple[float, float, float]:
     return xs[0], xs[-1], y
 
 
-def test_a_step_column_on_the_overview_opens_the_step_trace(
-    dashboard: Dashboard, tab: Tab
-) -> None:
+def test_a_step_column_on_the_overview_opens_the_step_trace(dashboard: Dashboard, tab: Tab) -> None:
     rid = dashboard.ids["kineto_gpu"]
     names = dashboard.server.get(f"/api/v1/runs/{rid}/overview")["steps"]["names"]
     assert len(names) == 6, names
@@ -71,15 +69,16 @@ def test_a_step_column_on_the_overview_opens_the_step_trace(
         page.wait_for_function(RENDERED, arg="[data-test=breakdown]")
         chart = page.locator("[data-test=breakdown] .echart").nth(1)
         # in the step's column (what the axis pointer shades) beside its bar, not on it
-        left, right, y = column_of(page, chart, names[i])
+        _, right, y = column_of(page, chart, names[i])
         page.mouse.click(right - 1, y)
         wait_for(lambda: "/step-trace" in href(tab), f"no step trace: {href(tab)}")
         assert query_of(tab).get("step") == names[i], href(tab)
         detail = page.locator("[data-test=step-detail]")
-        wait_for(lambda: f"Step {names[i]}" in detail.inner_text(), "step detail not shown")
+        shown = f"Step {names[i]}"
+        wait_for(lambda d=detail, s=shown: s in d.inner_text(), "step detail not shown")
     # the step trace's own chart answers a click in a column the same way
     page.wait_for_function(RENDERED, arg="[data-test=step-chart]")
-    left, right, y = column_of(page, page.locator("[data-test=step-chart] .echart"), names[1])
+    _, right, y = column_of(page, page.locator("[data-test=step-chart] .echart"), names[1])
     page.mouse.click(right - 1, y)
     wait_for(lambda: query_of(tab).get("step") == names[1], f"step not chosen: {href(tab)}")
     tab.assert_clean()
@@ -116,7 +115,7 @@ def test_open_in_timeline_from_a_zoomed_memory_chart_ten_times(
         # back on the memory page, the zoomed window is in its URL, and a reload keeps it
         page.go_back()
         page.locator("[data-test=memory-chart]").wait_for()
-        wait_for(lambda: memory_window(tab) == win, f"try {i}: memory URL {href(tab)} != {win}")
+        wait_for(lambda w=win: memory_window(tab) == w, f"try {i}: memory URL {href(tab)} != {win}")
         if i == 9:
             page.reload()
             shown = f"{win[0]}:{win[1]}"
@@ -187,7 +186,8 @@ def test_the_run_list_sorts_by_every_column(dashboard: Dashboard, tab: Tab) -> N
     for label, key in SORTS.items():
         header = headers.filter(has_text=re.compile(f"^\\s*{label}\\s*$")).first
         for order in ("asc", "desc"):
-            header.locator(".sort-caret.ascending" if order == "asc" else ".sort-caret.descending").click()
+            caret = ".sort-caret.ascending" if order == "asc" else ".sort-caret.descending"
+            header.locator(caret).click()
             wait_for(lambda o=order: query_of(tab).get("order") == o, f"{label}: {href(tab)}")
             names = sorted(runs, key=lambda r: r["name"])  # ties keep the name order
             want = [r["name"] for r in sorted(names, key=key, reverse=order == "desc")]
@@ -205,9 +205,7 @@ def unavailable_pages(tab: Tab) -> set[str]:
     return {str(n.get_attribute("data-test"))[4:] for n in nav.all()}
 
 
-def test_pages_with_nothing_are_greyed_out_with_the_reason(
-    dashboard: Dashboard, tab: Tab
-) -> None:
+def test_pages_with_nothing_are_greyed_out_with_the_reason(dashboard: Dashboard, tab: Tab) -> None:
     page = tab.page
     want = {
         "kineto_gpu": {"communication", "cluster", "modules"},

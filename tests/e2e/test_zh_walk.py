@@ -11,6 +11,7 @@ search for in either language). Chart canvases are not text nodes and are not re
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -28,7 +29,7 @@ ALLOWED = {
     "MoE", "AMP", "JIT", "CANN", "ACL", "GE", "HCCS", "OOM", "API", "URL", "JSON", "CSV",
     "SQLite", "DB", "MAD", "rank", "Rank", "ranks", "MSProf", "msprof",
     "torch", "npu", "cuda", "nn", "Module", "with_modules", "profile_memory", "record_shapes",
-    "True", "False", "True", "fp", "bp", "bf", "fp16", "bf16", "fp32", "int8", "dtype",
+    "True", "False", "fp", "bp", "bf", "fp16", "bf16", "fp32", "int8", "dtype",
     # units
     "ms", "µs", "us", "ns", "GiB", "MiB", "KiB", "TiB", "GB", "MB", "KB", "B/s", "GB/s",
 }  # fmt: skip
@@ -60,7 +61,8 @@ COLLECT = r"""() => {
       en: !!el.closest('[lang=en]') });
   }
   for (const el of document.querySelectorAll('input[placeholder], textarea[placeholder]')) {
-    if (visible(el) && !el.closest(skip)) out.push({ text: el.placeholder, where: 'placeholder', en: false });
+    if (!visible(el) || el.closest(skip)) continue;
+    out.push({ text: el.placeholder, where: 'placeholder', en: false });
   }
   return out;
 }"""
@@ -93,10 +95,9 @@ def flagged(tab: Tab) -> set[str]:
 
 
 def settle(tab: Tab) -> None:
-    try:
+    # a page that keeps a loading mask is still read: it is judged by what it shows
+    with contextlib.suppress(Exception):
         tab.page.wait_for_function(SETTLED, timeout=20_000)
-    except Exception:  # a page that keeps a loading mask is reported by what it shows
-        pass
     tab.page.wait_for_timeout(200)
 
 
