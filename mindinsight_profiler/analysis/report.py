@@ -37,7 +37,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 22: `ledger.source`; runs timed only by MindSpore's step trace get their ledger from it
 #: (analysis.steps.step_trace_ledger) instead of being all untracked.
 #: 23: `window.limit.reason_zh` (the zh notice carries the same figures as the English one).
-REPORT_VERSION = 23
+#: 24: data-pipeline verdicts and MindData suggestions in en and zh (`Text`).
+REPORT_VERSION = 24
 
 
 def grouped_tables(

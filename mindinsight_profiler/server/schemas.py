@@ -201,6 +201,7 @@ class Overview(Where):
     perf = fields.Dict(allow_none=True)
     window = fields.Dict(allow_none=True)
     warnings = fields.List(fields.Dict())
+    pages = fields.Dict()
 
 
 class Section(Where):

@@ -186,7 +186,8 @@ def test_data_pipeline_of_mindspore(dashboard: Dashboard, tab: Tab) -> None:
     assert node.get_attribute("data-focused") == "true"
     assert page.locator("[data-test=ops-table] tr.focused-row").count() == 1
     suggestions = page.locator("[data-test=suggestion]").all_inner_texts()
-    assert [s.strip() for s in suggestions] == dp["pipeline_verdict"]["suggestions"]
+    want = [f"{s['op']}: {s['en']}" for s in dp["pipeline_verdict"]["suggestions"]]
+    assert [s.strip() for s in suggestions] == want
     # MindData's CPU sampling as curves, and user + system per step
     assert dp["cpu"]["curves"]["per_step"]["steps"] == ["1"]
     charts_rendered(page, "[data-test=cpu-curves]", 2)

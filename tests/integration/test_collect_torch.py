@@ -148,7 +148,7 @@ def test_multiprocess_loader_reports_queue_depth(tmp_path: Path) -> None:
     assert pipeline["workers"]["num_workers"] == 2 and pipeline["workers"]["queue_capacity"] == 4
     queue = next(q for q in pipeline["queues"] if q["name"] == "loader_queue")
     assert queue["samples"] == len(loader["rows"])
-    assert pipeline["verdict"]["rule"].startswith("loader queue")
+    assert pipeline["verdict"]["rule"]["en"].startswith("loader queue")
 
 
 def test_bad_options() -> None:

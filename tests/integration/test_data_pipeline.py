@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mindinsight_profiler.analysis.data_pipeline import minddata_rules
 from mindinsight_profiler.analysis.data_pipeline.section import data_pipeline_section
 from mindinsight_profiler.analysis.report import build_report
 from mindinsight_profiler.formats.detect import read_trace
@@ -223,3 +224,20 @@ def test_mindspore_cpu_curves_per_step_on_a_real_run() -> None:
     assert curves["per_step"]["process_pct"] == [
         pytest.approx(sum(v) / len(v)) for v in by_step.values()
     ]
+
+
+def test_mindspore_suggestions_and_rules_in_both_languages() -> None:
+    # rank 0: two readers (leaves) and Shuffle_4 flagged; each gets the proposer's advice for
+    # its kind in English and Chinese (the dashboard renders the one of its language)
+    section = data_pipeline_section(
+        read_mindspore_legacy(shared("mindspore_legacy/minddata_pipeline"), 0)
+    )
+    assert section is not None
+    suggestions = section["pipeline_verdict"]["suggestions"]
+    ops = {o["op_id"]: f"{o['op_type']}_{o['op_id']}" for o in section["ops"]}
+    assert sorted(s["op"] for s in suggestions) == sorted(ops[i] for i in (2, 3, 4))
+    for s in suggestions:
+        assert set(s) == {"op", "en", "zh"}
+        assert s["en"].isascii() and not s["zh"].isascii(), s
+    verdict = minddata_rules.verdict("none", "queues not starved", "队列未被取空")
+    assert verdict["rule"] == {"en": "queues not starved", "zh": "队列未被取空"}

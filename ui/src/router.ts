@@ -6,6 +6,7 @@
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
 import type { MessageKey } from '@/i18n'
 import { appBase } from '@/api/client'
+import { trackNavigation } from '@/composables/useQueryParam'
 
 export interface RunPage {
   name: string
@@ -44,5 +45,7 @@ const routes: RouteRecordRaw[] = [
 ]
 
 export function makeRouter() {
-  return createRouter({ history: createWebHistory(appBase()), routes })
+  const router = createRouter({ history: createWebHistory(appBase()), routes })
+  trackNavigation(router) // page writers must know when their page is being left
+  return router
 }

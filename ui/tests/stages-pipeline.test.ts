@@ -20,7 +20,7 @@ function pipeline(queues: QueueSummary[], bottleneck: Verdict['bottleneck'], ops
   return {
     framework: 'mindspore', data_wait: null, queues, workers: null, ops,
     pipeline_verdict: ops ? { bottleneck: 'ops', ops: ops.filter((o) => o.flagged).map((o) => o.op_id), suggestions: [] } : null,
-    cpu: null, verdict: { bottleneck, rule: '' },
+    cpu: null, verdict: { bottleneck, rule: { en: '', zh: '' } },
   }
 }
 

@@ -145,7 +145,7 @@ def pipeline_slow_ops(ctx: Context) -> Observed:
         raise Unavailable("needs MindData pipeline profiling (pipeline_profiling_*.json)")
     if verdict.get("bottleneck") == "consumer":
         return Observed([])
-    advice = {s.split(":", 1)[0]: s.split(":", 1)[1].strip() for s in verdict["suggestions"]}
+    advice = {s["op"]: s for s in verdict["suggestions"]}
     names, items = [], []
     for op in ops:
         if not op["flagged"]:
@@ -158,8 +158,10 @@ def pipeline_slow_ops(ctx: Context) -> Observed:
                 **label(
                     "pipeline_op",
                     name=name,
-                    advice=advice.get(name, op["reason"]),
-                    advice_zh=PIPELINE_REASONS_ZH.get(op["reason"], op["reason"]),
+                    advice=advice[name]["en"] if name in advice else op["reason"],
+                    advice_zh=advice[name]["zh"]
+                    if name in advice
+                    else PIPELINE_REASONS_ZH.get(op["reason"], op["reason"]),
                 ),
                 page="data_pipeline",
                 value=op["queue_usage"],

@@ -42,12 +42,31 @@ SOURCE_USAGE_LOW = 0.6
 ALL_USAGE_HIGH = 0.8
 #: Fewer samples than this (after the host queue's first) do not judge a queue.
 MIN_QUEUE_SAMPLES = 3
+#: MindInsight's proposer's advice by op kind, in English and Chinese (the dashboard's two)
 _ADVICE = {
-    "source": "increase num_parallel_workers of the dataset (reading is slow)",
-    "Generator": "increase num_parallel_workers, or convert the data to a MindRecord dataset",
-    "Map": "increase num_parallel_workers, or optimise the Python operations of the map",
-    "Batch": "increase prefetch_size (mindspore.dataset.config.set_prefetch_size)",
+    "source": (
+        "increase num_parallel_workers of the dataset (reading is slow)",
+        "增大数据集的 num_parallel_workers（数据读取较慢）",
+    ),
+    "Generator": (
+        "increase num_parallel_workers, or convert the data to a MindRecord dataset",
+        "增大 num_parallel_workers，或将数据转换为 MindRecord 数据集",
+    ),
+    "Map": (
+        "increase num_parallel_workers, or optimise the Python operations of the map",
+        "增大 num_parallel_workers，或优化 map 中的 Python 操作",
+    ),
+    "Batch": (
+        "increase prefetch_size (mindspore.dataset.config.set_prefetch_size)",
+        "增大 prefetch_size（mindspore.dataset.config.set_prefetch_size）",
+    ),
 }
+_ADVICE_OTHER = ("check this op's parallelism", "检查该算子的并行度")
+
+
+def verdict(bottleneck: str, rule_en: str, rule_zh: str) -> dict[str, Any]:
+    """A data-side verdict and the rule that decided it, in both languages."""
+    return {"bottleneck": bottleneck, "rule": {"en": rule_en, "zh": rule_zh}}
 
 
 def queue_stats(size: np.ndarray, capacity: np.ndarray | None, name: str) -> dict[str, Any]:
@@ -100,10 +119,16 @@ def queue_verdict(queues: list[dict[str, Any]]) -> dict[str, Any] | None:
     if host is None or host["steady_samples"] < MIN_QUEUE_SAMPLES:
         return None  # MindInsight draws no conclusion from the chip queue alone
     if host["steady_empty"] > host["steady_samples"] * EMPTY_STEP_THRESHOLD:
-        return {"bottleneck": "data_processing", "rule": "host queue empty in > 30 % of steps"}
+        return verdict(
+            "data_processing",
+            "host queue empty in > 30 % of steps",
+            "主机队列在超过 30 % 的迭代中为空",
+        )
     if chip is not None and chip["empty"] > 0:
-        return {"bottleneck": "data_transmission", "rule": "chip queue empty in some steps"}
-    return {"bottleneck": "none", "rule": "queues not starved"}
+        return verdict(
+            "data_transmission", "chip queue empty in some steps", "芯片队列在部分迭代中为空"
+        )
+    return verdict("none", "queues not starved", "队列未被取空")
 
 
 def queues_fed(queues: list[dict[str, Any]]) -> bool:
@@ -185,11 +210,11 @@ def pipeline_ops(
     return ops, verdict
 
 
-def _advice(op: dict[str, Any], is_leaf: bool) -> str:
+def _advice(op: dict[str, Any], is_leaf: bool) -> dict[str, str]:
     """The proposer's advice for one flagged op, by its type."""
     kind = "source" if is_leaf else op["op_type"].removesuffix("Op")
-    text = _ADVICE.get(kind, "check this op's parallelism")
-    return f"{op['op_type']}_{op['op_id']}: {text}"
+    en, zh = _ADVICE.get(kind, _ADVICE_OTHER)
+    return {"en": en, "zh": zh, "op": f"{op['op_type']}_{op['op_id']}"}
 
 
 def cpu_use(trace: Trace) -> dict[str, Any] | None:

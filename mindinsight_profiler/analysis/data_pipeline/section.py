@@ -205,13 +205,16 @@ def _torch_verdict(
     loader = next((q for q in queues if q["name"] == "loader_queue"), None)
     if loader is not None and loader["samples"]:
         if loader["empty"] > loader["samples"] * md.EMPTY_STEP_THRESHOLD:
-            return {
-                "bottleneck": "data_processing",
-                "rule": "loader queue empty in > 30 % of fetches",
-            }
-        return {"bottleneck": "none", "rule": "loader queue not starved"}
+            return md.verdict(
+                "data_processing",
+                "loader queue empty in > 30 % of fetches",
+                "加载队列在超过 30 % 的取数中为空",
+            )
+        return md.verdict("none", "loader queue not starved", "加载队列未被取空")
     if data_wait is None:
         return None
     if data_wait["share"] > DATA_WAIT_SHARE_WARN:
-        return {"bottleneck": "data_processing", "rule": "data wait > 5 % of step time"}
-    return {"bottleneck": "none", "rule": "data wait <= 5 % of step time"}
+        return md.verdict(
+            "data_processing", "data wait > 5 % of step time", "数据等待 > 迭代时间的 5 %"
+        )
+    return md.verdict("none", "data wait <= 5 % of step time", "数据等待 ≤ 迭代时间的 5 %")

@@ -17,3 +17,11 @@ import msgspec
 
 class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Base of the report structs: immutable, built by keyword, unknown keys rejected."""
+
+
+class LocalText(Record, frozen=True, kw_only=True):
+    """A sentence the dashboard shows as it is, in both of its languages (as the advisor's
+    texts are): an English-only string would stay English in the Chinese UI."""
+
+    en: str
+    zh: str

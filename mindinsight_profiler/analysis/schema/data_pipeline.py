@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.base import LocalText, Record
 
 
 class DataWait(Record, frozen=True, kw_only=True):
@@ -65,12 +65,18 @@ class PipelineOp(Record, frozen=True, kw_only=True):
     reason: Literal["children_fill_faster", "source_slow", "consumer_bound"] | None
 
 
+class Suggestion(LocalText, frozen=True, kw_only=True):
+    """MindInsight's proposer's advice for one flagged op (`en`, `zh`: the advice alone)."""
+
+    op: str  # '<OpType>_<id>'
+
+
 class PipelineVerdict(Record, frozen=True, kw_only=True):
     """Which part of the MindData pipeline is the bottleneck, and what to change."""
 
     bottleneck: Literal["consumer", "ops", "none"]
     ops: list[int]  # ids of the flagged ops
-    suggestions: list[str]
+    suggestions: list[Suggestion]
 
 
 class CpuPerStep(Record, frozen=True, kw_only=True):
@@ -104,7 +110,7 @@ class DataVerdict(Record, frozen=True, kw_only=True):
     """Whether the data side is the bottleneck, and the rule that decided it."""
 
     bottleneck: Literal["data_processing", "data_transmission", "none"]
-    rule: str
+    rule: LocalText
 
 
 class DataPipeline(Record, frozen=True, kw_only=True):

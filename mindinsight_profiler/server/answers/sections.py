@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.base import LocalText, Record
 from mindinsight_profiler.analysis.schema.communication import (
     Communication,
     Distributed,
@@ -93,6 +93,13 @@ class OverviewWindow(Record, frozen=True, kw_only=True):
     limit: WindowLimit | None
 
 
+class PageAvailability(Record, frozen=True, kw_only=True):
+    """Whether a page has anything for this input (analysis.pages), and if not, why."""
+
+    available: bool
+    reason: LocalText | None  # what is missing and how to record it; null when available
+
+
 class Overview(Where, frozen=True, kw_only=True):
     """`/runs/<run>/overview`: the report's summary sections, cut for the overview page."""
 
@@ -113,6 +120,7 @@ class Overview(Where, frozen=True, kw_only=True):
     perf: OverviewPerf | None  # MFU (analysis.perf); null without operator calls
     window: OverviewWindow | None  # one-off work in the window; null without steps
     warnings: list[InputWarning]  # files skipped or partly read: shown on every page
+    pages: dict[str, PageAvailability]  # every page of the run: the menu greys out the empty
 
 
 class AicpuAnswer(Where, frozen=True, kw_only=True):

@@ -16,6 +16,7 @@ from mindinsight_profiler.advisor.model import SEVERITY_RANK
 from mindinsight_profiler.analysis.cluster.view import cluster_view
 from mindinsight_profiler.analysis.data_pipeline.minddata_steps import queue_steps
 from mindinsight_profiler.analysis.diff import diff_reports
+from mindinsight_profiler.analysis.pages import page_availability
 from mindinsight_profiler.analysis.steps.fpbp_points import has_point_operator
 from mindinsight_profiler.analysis.steps.stages import STEP_TABLE
 from mindinsight_profiler.analysis.steps.step_trace import step_trace_section
@@ -70,6 +71,7 @@ def overview(run: str, p: dict[str, Any]) -> dict[str, Any]:
         "perf": _perf_summary(r.get("perf_model")),
         "window": _window_summary(target, r.get("window")),
         "warnings": r.get("warnings") or [],
+        "pages": page_availability(r, len(target.run.run.workers)),
     }
 
 

@@ -52,3 +52,18 @@ export const INK: Record<ThemeMode, ChartInk> = {
 export function chartInk(): ChartInk {
   return INK[themeMode.value]
 }
+
+/**
+ * The index of the category column of the first grid under a pixel (null outside the grid
+ * or when its x axis is not a category axis): a column stands for one item (a step), so a
+ * click anywhere in it, not only on a drawn bar, picks that item.
+ */
+export function categoryAt(chart: echarts.ECharts, point: [number, number]): number | null {
+  const axes = (chart.getOption() as { xAxis?: { type?: string; data?: unknown[] }[] }).xAxis
+  const axis = axes?.[0]
+  if (axis?.type !== 'category' || !axis.data?.length) return null
+  if (!chart.containPixel({ gridIndex: 0 }, point)) return null
+  const at = chart.convertFromPixel({ gridIndex: 0 }, point) as number | number[] | null
+  const index = Math.round(Array.isArray(at) ? at[0] : (at ?? NaN))
+  return Number.isInteger(index) && index >= 0 && index < axis.data.length ? index : null
+}

@@ -151,12 +151,24 @@ export function curveOption(opts: {
 }
 
 /** `fn` called once `ms` after the last of a burst of calls (zoom gestures fire many). */
-export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): ((...args: A) => void) & { cancel: () => void } {
+export function debounce<A extends unknown[]>(
+  fn: (...args: A) => void, ms: number,
+): ((...args: A) => void) & { cancel: () => void; waiting: () => A | null } {
   let timer: ReturnType<typeof setTimeout> | undefined
+  let last: A | null = null
   const wrapped = (...args: A) => {
     clearTimeout(timer)
-    timer = setTimeout(() => fn(...args), ms)
+    last = args
+    timer = setTimeout(() => {
+      last = null
+      fn(...args)
+    }, ms)
   }
-  wrapped.cancel = () => clearTimeout(timer)
+  wrapped.cancel = () => {
+    clearTimeout(timer)
+    last = null
+  }
+  /** The arguments of the call still waiting (null: none). */
+  wrapped.waiting = () => last
   return wrapped
 }

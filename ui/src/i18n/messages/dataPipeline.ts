@@ -1,5 +1,6 @@
 const en = {
   title: 'Data pipeline',
+  suggestion: '{op}: {advice}',
   empty: 'This input has no data pipeline figures (no DataLoader steps, probe or MindData files).',
   bottleneck: {
     none: 'No data-side bottleneck',
@@ -83,6 +84,7 @@ const en = {
 
 const zh: typeof en = {
   title: '数据处理',
+  suggestion: '{op}：{advice}',
   empty: '此输入没有数据处理相关数据（没有 DataLoader 迭代、探针或 MindData 文件）。',
   bottleneck: {
     none: '数据侧无瓶颈',

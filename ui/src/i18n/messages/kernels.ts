@@ -76,7 +76,7 @@ const zh: typeof en = {
     occupancy: '占用率',
     core: '计算核',
     opType: '算子类型',
-    blockDim: 'Block Dim',
+    blockDim: '块维度（Block Dim）',
     inputs: '输入',
     shapes: '形状',
     dtypes: '数据类型',

@@ -22,7 +22,7 @@ const zh: typeof en = {
   name: '运行',
   framework: '框架',
   device: '设备',
-  workers: 'Worker 数',
+  workers: '工作进程数',
   formats: '输入格式',
   state: '状态',
   steps: '迭代数',
