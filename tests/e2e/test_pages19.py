@@ -51,8 +51,9 @@ def column_of(page: Any, chart: Any, step: str) -> tuple[float, float, float]:
     for k in range(0, int(box["width"]), 3):
         page.mouse.move(box["x"] + k, y)
         page.wait_for_timeout(15)
-        tip = chart.locator(":scope > div").last  # the axis tooltip, after the canvas's
-        text = tip.inner_text().strip() if tip.is_visible() else ""
+        # the axis tooltip: in the page's body (EChart appends every tooltip there)
+        tips = page.locator(".echart-tooltip:visible")
+        text = tips.last.inner_text().strip() if tips.count() else ""
         if text.split("\n")[0].strip() == step:
             xs.append(box["x"] + k)
     assert xs, f"no column of step {step}"
