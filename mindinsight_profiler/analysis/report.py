@@ -38,7 +38,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: (analysis.steps.step_trace_ledger) instead of being all untracked.
 #: 23: `window.limit.reason_zh` (the zh notice carries the same figures as the English one).
 #: 24: data-pipeline verdicts and MindData suggestions in en and zh (`Text`).
-REPORT_VERSION = 24
+#: 25: averages say which steps they cover (`steps.covered` and each average's `covered`).
+REPORT_VERSION = 25
 
 
 def grouped_tables(

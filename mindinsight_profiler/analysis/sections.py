@@ -36,6 +36,7 @@ from mindinsight_profiler.analysis.perf.op_work import OpWork, op_work
 from mindinsight_profiler.analysis.perf.section import perf_model_section
 from mindinsight_profiler.analysis.steps.boundaries import Steps, averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
+from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.analysis.steps.ledger import COMPUTE_PARTS, step_ledger
 from mindinsight_profiler.analysis.steps.ledger import PARTS as LEDGER_PARTS
 from mindinsight_profiler.analysis.steps.npu_section import npu_section
@@ -103,6 +104,7 @@ def _steps(x: ReportInputs) -> dict[str, Any]:
         "durations_us": durations,
         "averaged_from": x.first,
         "average_us": float(np.mean(durations[x.first :])) if durations else 0.0,
+        "covered": steps_covered(steps.names, steps.names[x.first :], steps.names[: x.first]),
     }
 
 
@@ -223,7 +225,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
         "data_pipeline", lambda x: data_pipeline_section(x.trace, x.probe, (x.steps, x.breakdown))
     ),
     SectionSpec("memory", _memory, lean=True),
-    SectionSpec("communication", lambda x: communication_section(x.trace)),
+    SectionSpec("communication", lambda x: communication_section(x.trace, x.steps.names, x.first)),
     SectionSpec("modules", lambda x: module_section(x.trace, x.tree)),
     SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree)))),
     SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True),

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import Report
 from mindinsight_profiler.errors import InputError
@@ -59,6 +61,7 @@ def input_summary(report: Report) -> dict[str, Any]:
         "device": report.device_type,
         "steps": report.steps.count,
         "step_us": report.steps.average_us,
+        "step_covered": msgspec.to_builtins(report.steps.covered),
     }
 
 

@@ -239,6 +239,8 @@ class Diff(Where):
     breakdown = fields.List(fields.Dict())
     operators = fields.Dict()
     kernels = fields.Dict()
+    before_covered = fields.Dict()
+    after_covered = fields.Dict()
 
 
 class Timeline(Where):

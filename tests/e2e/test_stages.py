@@ -249,8 +249,11 @@ def test_cluster_of_the_ascend_run(dashboard: Dashboard, tab: Tab) -> None:
     rows = page.locator("[data-test=rank-table] .el-table__body tr")
     assert rows.count() == 2
     steps = column(page, "[data-test=rank-table]", "step")
-    for text, r in zip(steps, sorted(cluster["ranks"], key=lambda r: r["rank"]), strict=True):
+    # each rank's step is its worker's overview average (`stages[].step_us`)
+    for text, r in zip(steps, sorted(cluster["stages"], key=lambda r: r["rank"]), strict=True):
         assert close(text, r["step_us"])
+        overview = api(dashboard, "ascend", "overview", worker=r["worker"])
+        assert r["step_us"] == overview["steps"]["average_us"]
     slow_row = page.locator("[data-test=rank-table] tr", has_text="slowest")
     assert slow_row.locator("[data-rank]").inner_text() == str(cluster["slowest"]["rank"])
     assert (

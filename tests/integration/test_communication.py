@@ -16,6 +16,7 @@ from mindinsight_profiler.analysis.communication.section import (
     collective_type,
     communication_section,
 )
+from mindinsight_profiler.analysis.steps.boundaries import averaged_from, find_steps
 from mindinsight_profiler.analysis.steps.stages import step_stages
 from mindinsight_profiler.formats.detect import read_trace
 from mindinsight_profiler.model.trace import Trace
@@ -285,3 +286,28 @@ def test_ranks_are_compared_over_the_steps_they_all_have() -> None:
     assert slowest["steps_compared"] == ["2"] and slowest["rank"] == 2 and slowest["slow"]
     sections[2] = section(2, {"2": 102.0})
     assert not cluster_summary(sections)["slowest"]["slow"]  # 2 % is noise
+
+
+def test_average_covers_the_report_steps_and_says_which() -> None:
+    """Given the report's steps, the average is over the report's averaged steps that the
+    data times, and `covered` says which are left out and why: MindSpore's profiler
+    fixtures' rank 1 times all ten steps with kernels (the tool's own rule would average all
+    ten, step 1's compilation included); cluster_propose's rank 2 times only steps 1-2."""
+    trace = read_trace(shared("mindspore_legacy/profiler_fixtures"), "mindspore_legacy", "rank1")
+    steps = find_steps(trace)
+    first = averaged_from(trace, len(steps))
+    assert first == 1 and len(steps) == 10
+    assert len(_section(trace)["average_steps"]) == 10  # without the report's steps: all
+    section = communication_section(trace, steps.names, first)
+    assert section is not None and section["average_steps"] == steps.names[1:]
+    durations = steps.duration_ns[1:] / 1e3
+    assert section["average"]["step_us"] == pytest.approx(durations.mean())
+    assert section["covered"] == {
+        "count": 9, "first": "2", "last": "10", "left_out": ["1"], "compile": ["1"],
+    }  # fmt: skip
+    trace = _ms_rank(2)
+    steps = find_steps(trace)
+    section = communication_section(trace, steps.names, averaged_from(trace, len(steps)))
+    assert section is not None and section["average_steps"] == ["2"]
+    assert section["covered"]["left_out"] == ["1", "3", "4", "5"]
+    assert section["covered"]["compile"] == ["1"]

@@ -6,11 +6,12 @@ function run(name: string, extra: Partial<Run> = {}): Run {
   return { id: name, name, formats: ['kineto'], notes: [], pages: [], state: 'ready', workers: ['w0'], ...extra }
 }
 
+const all = (n: number) => ({ compile: [], count: n, first: '1', last: String(n), left_out: [] })
 const RUNS = [
-  run('c', { summary: { steps: 6, step_us: 10, framework: 'pytorch', device: 'gpu' }, workers: ['a', 'b'] }),
-  run('a', { summary: { steps: 1, step_us: 30, framework: 'mindspore', device: 'npu' }, formats: ['mindspore_legacy'] }),
+  run('c', { summary: { steps: 6, step_us: 10, step_covered: all(6), framework: 'pytorch', device: 'gpu' }, workers: ['a', 'b'] }),
+  run('a', { summary: { steps: 1, step_us: 30, step_covered: all(1), framework: 'mindspore', device: 'npu' }, formats: ['mindspore_legacy'] }),
   run('b', { state: 'analysing' }),
-  run('d', { summary: { steps: 1, step_us: 20, framework: 'pytorch', device: 'gpu' }, state: 'failed' }),
+  run('d', { summary: { steps: 1, step_us: 20, step_covered: all(1), framework: 'pytorch', device: 'gpu' }, state: 'failed' }),
 ]
 const names = (runs: Run[]) => runs.map((r) => r.name)
 

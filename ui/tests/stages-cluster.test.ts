@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { Cluster, ClusterRank, Communication, WorkerStages } from '@/api/stages'
 import { heatCells, presentKeys, rankRows, slowestRank, slowestTone, TRACE_KEYS, waitingByRank } from '@/components/stages/cluster'
-import { averagedSteps, collectiveRows, commShare, commStepSeries, focusFirst, linkBars, linkKey, linkMatrix, stepRuns } from '@/components/stages/comm'
+import { collectiveRows, commShare, commStepSeries, focusFirst, linkBars, linkKey, linkMatrix } from '@/components/stages/comm'
+import { stepRuns } from '@/covered'
 
 function stages(rank: number, total: number): WorkerStages {
   return {
-    worker: `rank${rank}`, rank, steps: 4, total_us: total, iteration_interval_us: total * 0.1, fp_and_bp_us: total * 0.8,
+    worker: `rank${rank}`, rank, steps: 4, step_us: total, step_covered: null, total_us: total, iteration_interval_us: total * 0.1, fp_and_bp_us: total * 0.8,
     tail_us: total * 0.1, computation_us: null, communication_alone_us: null, stage_us: null, receive_alone_us: null,
     collective_communication_alone_us: null,
   }
@@ -36,8 +37,10 @@ describe('cluster rows', () => {
   it('joins communication and stages on the rank, with the gap to the mean step', () => {
     const rows = rankRows(cluster)
     expect(rows.map((r) => [r.rank, r.worker])).toEqual([[0, 'rank0'], [1, 'rank1'], [2, 'rank2']])
-    expect(rows.map((r) => r.gap_us)).toEqual([-100, -100, 200]) // mean 200
-    expect(rows[2].gap_pct).toBe(100)
+    // each row's step is the worker's overview average (stages), never communication's
+    expect(rows.map((r) => r.step_us)).toEqual([100, 110, 90])
+    expect(rows.map((r) => r.gap_us)).toEqual([0, 10, -10]) // mean 100
+    expect(rows[2].gap_pct).toBe(-10)
     const slow = slowestRank(cluster, rows)
     // the server's figures (against the others, over the compared steps), not the row's
     expect(slow).toMatchObject({ rank: 2, worker: 'rank2', step_us: 400, gap_us: 300, gap_pct: 300, fastest_rank: 0, compared: ['1'] })
@@ -57,7 +60,9 @@ describe('cluster rows', () => {
       stages: [stages(0, 179413.86), stages(1, 179372.43), stages(2, 179364.29), stages(3, 179380.47)],
     }
     const rows = rankRows(propose)
-    expect(rows[0].gap_us).toBeLessThan(0) // the row: below the mean of the rows
+    // each row's step is the rank's overview average (steps 2-5), not communication's (step 2)
+    expect(rows.map((r) => r.step_us)).toEqual([179413.86, 179372.43, 179364.29, 179380.47])
+    expect(rows[0].gap_us).toBeGreaterThan(0) // on its overview average too, rank 0 is above the mean
     const slow = slowestRank(propose, rows)!
     expect(slow).toMatchObject({ rank: 0, step_us: 181012.69, gap_us: 66.54, compared: ['2'], slow: false })
     expect(slow.gap_us).toBeGreaterThan(0) // never "slowest" with a negative gap
@@ -100,6 +105,7 @@ describe('communication', () => {
     ],
     average: { step_us: 100, computation_us: 50, overlapped_us: 10, exposed_communication_us: 30, other_us: 10, communication_us: 40, tool_wait_us: null },
     average_steps: ['1'],
+    covered: { count: 1, first: '1', last: '1', left_out: [], compile: [] },
   }
 
   it('splits kernel traces four ways and hccl_raw steps into communication and wait', () => {
@@ -118,11 +124,6 @@ describe('communication', () => {
   it('says which steps an average covers when it leaves some out', () => {
     expect(stepRuns(['2', '3', '4', '7', '9', '10'])).toBe('2–4, 7, 9–10')
     expect(stepRuns(['a', '1', '2'])).toBe('a, 1–2')
-    expect(averagedSteps(kernels)).toBeNull()
-    const row = kernels.steps[0]
-    const six = ['1', '2', '3', '4', '5', '6'].map((step) => ({ ...row, step }))
-    expect(averagedSteps({ ...kernels, steps: six, average_steps: ['2', '3', '4', '5'] }))
-      .toEqual({ n: 4, total: 6, steps: '2–5' })
   })
 
   it('lists the link the advisor names first', () => {

@@ -89,7 +89,8 @@ describe('focus', () => {
 
 describe('waitRows', () => {
   it('divides the exposed wait (else the wait) by the step time', () => {
-    const dw = { steps: ['5', '6'], per_step_us: [60, 30], exposed_per_step_us: [40, null as unknown as number], average_us: 45, share: null, loader_share: null }
+    const dw = { steps: ['5', '6'], per_step_us: [60, 30], exposed_per_step_us: [40, null as unknown as number], average_us: 45,
+      covered: { count: 2, first: '5', last: '6', left_out: [], compile: [] }, share: null, loader_share: null }
     const rows = waitRows(dw, { names: ['5', '6'], durations_us: [200, 100] })
     expect(rows.map((r) => r.share)).toEqual([0.2, 0.3])
     expect(waitRows({ ...dw, exposed_per_step_us: null }, null).map((r) => r.share)).toEqual([null, null])

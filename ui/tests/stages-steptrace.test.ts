@@ -41,6 +41,8 @@ function section(rows: StepTraceRow[]): StepTrace {
     steps: rows,
     average: {
       steps: counted.length, excludes_first_step: rows.length > 1,
+      covered: { count: counted.length, first: counted[0]?.step ?? null, last: counted.at(-1)?.step ?? null,
+        left_out: rows.length > 1 ? [rows[0].step] : [], compile: rows.length > 1 ? [rows[0].step] : [] },
       total_us: avg((r) => r.total_us), iteration_interval_us: avg((r) => r.iteration_interval_us),
       fp_and_bp_us: avg((r) => r.fp_and_bp_us), tail_us: avg((r) => r.tail_us),
       collectives: [...keys.values()].map((k) => ({ name: k.name, index: k.index, duration_us: k.total / counted.length })),

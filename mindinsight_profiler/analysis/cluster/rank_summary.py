@@ -53,6 +53,7 @@ def _steps(report: dict[str, Any]) -> dict[str, Any]:
     return {
         "count": steps.get("count", 0),
         "average_us": steps.get("average_us", 0.0),
+        "covered": steps.get("covered"),
         "durations_us": list(steps.get("durations_us") or []),
     }
 

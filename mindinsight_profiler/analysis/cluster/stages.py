@@ -35,11 +35,16 @@ def worker_rank(report: dict[str, Any], position: int) -> int:
 
 def _row(report: dict[str, Any], position: int) -> dict[str, Any]:
     st = report.get("step_trace") or {}
+    steps = report.get("steps") or {}
     avg = st.get("average") or {}
     row: dict[str, Any] = {
         "worker": report.get("worker"),
         "rank": worker_rank(report, position),
         "steps": avg.get("steps"),
+        # the worker's mean step as its overview shows it (`steps.average_us`): the rank
+        # table's step time, whatever the communication files time
+        "step_us": steps.get("average_us") if steps.get("count") else None,
+        "step_covered": steps.get("covered") if steps.get("count") else None,
     }
     for key in STEP_KEYS:
         row[f"{key}_us"] = avg.get(f"{key}_us")

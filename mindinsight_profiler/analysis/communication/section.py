@@ -22,6 +22,7 @@ info (the tool's unit).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from mindinsight_profiler.analysis.communication.naming import (
     kernel_collectives,
 )
 from mindinsight_profiler.analysis.steps.boundaries import find_steps
+from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -217,8 +219,15 @@ def _average(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     return out
 
 
-def communication_section(trace: Trace) -> dict[str, Any] | None:
-    """The communication view of one worker (see module doc); None without communication."""
+def communication_section(
+    trace: Trace, names: Sequence[str] | None = None, first: int = 0
+) -> dict[str, Any] | None:
+    """The communication view of one worker (see module doc); None without communication.
+
+    `names`/`first`: the report's steps and the index of the first one its averages cover
+    (`boundaries.averaged_from`), so that this page's average step is the overview's
+    wherever this section times the same steps; `covered` says which steps it averages.
+    """
     section = _from_events(trace) or _from_hccl(trace)
     if section is None:
         return None
@@ -227,26 +236,37 @@ def communication_section(trace: Trace) -> dict[str, Any] | None:
             row["communication_us"] = row["overlapped_us"] + row["exposed_communication_us"]
     section["rank"] = _rank(trace)
     section["links"] = _links(trace)
-    averaged = _averaged_rows(section)
+    averaged = _averaged_rows(section, None if names is None else names[first:])
     section["average_steps"] = [row["step"] for row in averaged]
+    listed = list(names or [])
+    listed += [row["step"] for row in section["steps"] if row["step"] not in set(listed)]
+    compiling = list(names[:first]) if names else []
+    section["covered"] = steps_covered(listed, section["average_steps"], compiling)
     section["average"] = _average(averaged)
     return section
 
 
-def _averaged_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """The steps the average covers: those the tool the data came from would average.
+def _averaged_rows(
+    section: dict[str, Any], report_steps: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The steps the average covers: the report's averaged steps that this section times.
 
-    Kineto steps are what the profiler's schedule kept after its warm-up, and the PyTorch
-    profiler plugin's distributed view averages all of them. MindSpore's step trace averages
-    the steps after the first, which carries graph compilation; its `hccl_raw` rows are
-    averaged over the same steps, so a rank's communication and its step-trace stages
-    describe the same steps on the cluster page. An `hccl_raw` row for a step the step
-    trace does not have (the unfinished step when profiling stopped) is listed but not
-    averaged: its partial cost would pull the average down.
+    Those are the steps the overview averages (MindSpore's step trace leaves out the first,
+    which carries graph compilation; Kineto's are what the profiler's schedule kept, all
+    averaged as the PyTorch plugin does), so a rank's communication page, its overview and
+    the cluster page describe the same steps where the files allow. An `hccl_raw` row for a
+    step the step trace does not have (the unfinished step when profiling stopped) is listed
+    but not averaged: its partial cost would pull the average down. Without the report's
+    steps (or none in common), the tool's own rule: hccl rows after the first, else all.
     """
     rows = section["steps"]
+    timed = [row for row in rows if row["step_us"] is not None]
+    if report_steps is not None:
+        wanted = set(report_steps)
+        picked = [row for row in (timed or rows) if row["step"] in wanted]
+        if picked:
+            return picked
     if section.get("source") != "hccl_raw":
         return list(rows)
-    if any(row["step_us"] is not None for row in rows):
-        rows = [row for row in rows if row["step_us"] is not None]
+    rows = timed or rows
     return rows[1:] if len(rows) > 1 else list(rows)

@@ -24,6 +24,7 @@ from mindinsight_profiler.analysis.data_pipeline.cpu_steps import cpu_curves
 from mindinsight_profiler.analysis.data_pipeline.wait import loader_wait_per_step
 from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
 from mindinsight_profiler.analysis.steps.breakdown import CATEGORIES, Breakdown, step_breakdown
+from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.trace import Trace
 
 #: The PyTorch profiler plugin recommends more DataLoader workers above this share.
@@ -118,9 +119,16 @@ def _getnext_wait(trace: Trace) -> dict[str, Any] | None:
         "per_step_us": (wait / 1e3).tolist(),
         "exposed_per_step_us": None,
         "average_us": float(wait.mean()) / 1e3,
+        "covered": _all_steps([str(k + 1) for k in range(len(wait))]),
         "share": share,
         "loader_share": None,
     }
+
+
+def _all_steps(names: list[str]) -> dict[str, Any]:
+    """The data wait averages every step it has: the first step's wait (the loader's first
+    batch, MindData's queue filling) is data loading the user waits for, not compilation."""
+    return steps_covered(names, names)
 
 
 def _workers(
@@ -157,6 +165,7 @@ def _data_wait(trace: Trace, known: tuple[Steps, Breakdown] | None = None) -> di
         "per_step_us": (wait / 1e3).tolist(),
         "exposed_per_step_us": (exposed / 1e3).tolist(),
         "average_us": float(wait.mean()) / 1e3,
+        "covered": _all_steps(list(steps.names)),
         "share": float(exposed.sum()) / total if total else 0.0,
         "loader_share": float(wait.sum()) / total if total else 0.0,
     }

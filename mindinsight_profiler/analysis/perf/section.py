@@ -24,6 +24,7 @@ from mindinsight_profiler.analysis.perf.roofline import Device, device_answer, f
 from mindinsight_profiler.analysis.perf.specs import DeviceSpec
 from mindinsight_profiler.analysis.perf.work_summary import WorkSummary, step_index, summarise
 from mindinsight_profiler.analysis.steps.boundaries import Steps
+from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.trace import Trace
 
 #: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
@@ -64,6 +65,7 @@ def perf_model_section(
         "categories": _categories(calls, counted, summary, base_ns, on_host, shapes),
         "steps": step_rows,
         "averaged_from": first,
+        "covered": steps_covered(steps.names, steps.names[first:], steps.names[:first]),
         "operators": grouped_rows(trace, work, calls, known, False, device),
         "shapes": shapes[:MAX_SHAPE_ROWS],
         "shape_count": len(shapes),

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 #: Kineto's `distributedInfo` (backend, rank, world_size, pg_config, nccl_version, ...) as
 #: the trace wrote it: free-form, copied from the input, so not declared further.
@@ -82,6 +83,7 @@ class Communication(Record, frozen=True, kw_only=True):
     rank: int | None
     links: list[Link]
     average_steps: list[str]  # the steps `average` covers
+    covered: StepsCovered  # the same, described against the report's steps
     average: CommAverage
 
 

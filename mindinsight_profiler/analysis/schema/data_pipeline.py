@@ -13,6 +13,7 @@ from typing import Any, Literal
 import msgspec
 
 from mindinsight_profiler.analysis.schema.base import LocalText, Record
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 
 class DataWait(Record, frozen=True, kw_only=True):
@@ -22,6 +23,7 @@ class DataWait(Record, frozen=True, kw_only=True):
     per_step_us: list[float]  # PyTorch: `DataLoader.__next__`; MindSpore: GetNext waits
     exposed_per_step_us: list[float] | None  # not hidden by device work; None for MindSpore
     average_us: float
+    covered: StepsCovered  # every step of `steps` (the first batch is data wait too)
     share: float | None  # exposed wait / step time (0-1); None when unknown
     loader_share: float | None  # raw wait / step time (0-1), an upper bound
     probe_average_us: float | msgspec.UnsetType = msgspec.UNSET  # only with a probe file

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 
 class PerfSource(Record, frozen=True, kw_only=True):
@@ -116,6 +117,7 @@ class PerfModel(Record, frozen=True, kw_only=True):
     categories: list[PerfCategory]
     steps: list[PerfStep]
     averaged_from: int  # first step of the averages (as `steps.averaged_from`)
+    covered: StepsCovered  # the same steps, described (as `steps.covered`)
     operators: list[PerfRow]  # by name: every call with known work, its own time
     shapes: list[PerfRow]  # by name + shapes: counted calls only (the roofline's points)
     shape_count: int  # rows before `shapes` was cut

@@ -12,6 +12,17 @@ from typing import Literal
 from mindinsight_profiler.analysis.schema.base import Record
 
 
+class StepsCovered(Record, frozen=True, kw_only=True):
+    """Which steps an average covers (`analysis.steps.covered`): every average the dashboard
+    shows on several pages carries one, and the pages print it beside the figure."""
+
+    count: int  # steps averaged
+    first: str | None  # first and last step averaged (None: no step)
+    last: str | None
+    left_out: list[str]  # profiled steps the average does not count, in order
+    compile: list[str]  # those left out for graph compilation (the others: no figure for them)
+
+
 class Steps(Record, frozen=True, kw_only=True):
     """The training steps found, their starts and durations, and the average step."""
 
@@ -22,6 +33,7 @@ class Steps(Record, frozen=True, kw_only=True):
     durations_us: list[float]
     averaged_from: int  # index of the first step the average counts (warm-up left out)
     average_us: float
+    covered: StepsCovered  # the steps `average_us` (and the breakdown's average) covers
 
 
 class Breakdown(Record, frozen=True, kw_only=True):
@@ -88,6 +100,7 @@ class StepTraceAverage(Record, frozen=True, kw_only=True):
 
     steps: int
     excludes_first_step: bool
+    covered: StepsCovered  # the same steps as the overview's `steps.covered`
     total_us: float
     iteration_interval_us: float
     fp_and_bp_us: float

@@ -27,6 +27,7 @@ from mindinsight_profiler.analysis.categories import (
     is_comm_op_name,
 )
 from mindinsight_profiler.analysis.steps.boundaries import averaged_from, find_steps
+from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.analysis.steps.fpbp_points import find_points
 from mindinsight_profiler.analysis.steps.stages import REDUCE_TABLE, STEP_TABLE
 from mindinsight_profiler.model.trace import Trace
@@ -272,7 +273,11 @@ def _render(
         row.update({f"{s}_us": per[s][i] for s in STAGES})
         row.update({"fp_op": tl.fp_ops[i], "bp_op": tl.bp_ops[i], "collectives": per_step[i]})
         step_rows.append(row)
-    average: dict[str, Any] = {"steps": n - first_counted, "excludes_first_step": first_counted > 0}
+    average: dict[str, Any] = {
+        "steps": n - first_counted,
+        "excludes_first_step": first_counted > 0,
+        "covered": steps_covered(tl.labels, tl.labels[first_counted:], tl.labels[:first_counted]),
+    }
     average.update({f"{s}_us": float(np.mean(v[first_counted:])) / 1e3 for s, v in stages.items()})
     average["collectives"] = avg_coll
     return {

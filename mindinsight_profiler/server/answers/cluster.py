@@ -7,6 +7,7 @@ view of the run, not of one worker, so it has no `worker`/`span` envelope. Times
 from __future__ import annotations
 
 from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 
 class ClusterRank(Record, frozen=True, kw_only=True):
@@ -55,6 +56,8 @@ class WorkerStages(Record, frozen=True, kw_only=True):
     worker: str
     rank: int
     steps: int | None
+    step_us: float | None  # the worker's mean step, its overview's `steps.average_us`
+    step_covered: StepsCovered | None  # which steps (its overview's `steps.covered`)
     total_us: float | None
     iteration_interval_us: float | None
     fp_and_bp_us: float | None

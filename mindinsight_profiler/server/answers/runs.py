@@ -12,6 +12,7 @@ from typing import Literal
 import msgspec
 
 from mindinsight_profiler.analysis.schema.base import Record
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 RunState = Literal["queued", "analysing", "ready", "failed"]
 
@@ -27,6 +28,7 @@ class RunSummary(Record, frozen=True, kw_only=True):
     device: Literal["gpu", "npu", "cpu"]
     steps: int
     step_us: float
+    step_covered: StepsCovered  # which steps `step_us` covers (`steps.covered`)
 
 
 class Run(Record, frozen=True, kw_only=True):

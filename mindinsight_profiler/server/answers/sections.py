@@ -25,7 +25,13 @@ from mindinsight_profiler.analysis.schema.operators import Aicpu, Modules, OpTyp
 from mindinsight_profiler.analysis.schema.perf import PerfModel
 from mindinsight_profiler.analysis.schema.perf_mindspore import MindSporeFlops
 from mindinsight_profiler.analysis.schema.report import InputWarning
-from mindinsight_profiler.analysis.schema.steps import Breakdown, Steps, StepTrace, StepTraceAverage
+from mindinsight_profiler.analysis.schema.steps import (
+    Breakdown,
+    Steps,
+    StepsCovered,
+    StepTrace,
+    StepTraceAverage,
+)
 from mindinsight_profiler.analysis.schema.window import WindowEvent, WindowLimit
 from mindinsight_profiler.server.answers.base import Where
 
@@ -34,6 +40,7 @@ class OverviewDataWait(Record, frozen=True, kw_only=True):
     """The three data-wait figures the overview shows (all null without a data wait)."""
 
     average_us: float | None
+    covered: StepsCovered | None  # the steps `average_us` covers
     share: float | None
     loader_share: float | None
 

@@ -14,6 +14,7 @@ import msgspec
 
 from mindinsight_profiler.analysis.schema.base import Record
 from mindinsight_profiler.analysis.schema.operators import KernelRow, OperatorRow, OpTypeRow
+from mindinsight_profiler.analysis.schema.steps import StepsCovered
 from mindinsight_profiler.server.answers.base import PageFields, Where
 
 
@@ -96,3 +97,5 @@ class DiffAnswer(Where, frozen=True, kw_only=True):
     breakdown: list[Change]
     operators: dict[str, list[Change]]
     kernels: dict[str, list[Change]]
+    before_covered: StepsCovered  # the steps this run's step average covers
+    after_covered: StepsCovered  # and the other's

@@ -36,7 +36,7 @@ def _data_pipeline_summary(section: dict[str, Any] | None) -> dict[str, Any] | N
     wait = section.get("data_wait") or {}
     return {
         "framework": section.get("framework"),
-        "data_wait": {k: wait.get(k) for k in ("average_us", "share", "loader_share")},
+        "data_wait": {k: wait.get(k) for k in ("average_us", "covered", "share", "loader_share")},
         "verdict": section.get("verdict"),
     }
 
@@ -265,7 +265,11 @@ def diff(run: str, p: dict[str, Any]) -> dict[str, Any]:
     except ApiError as exc:
         raise ApiError(exc.status, exc.code, f"other: {exc.message}", parameter="other") from None
     result = diff_reports(access.report(target), access.report(other), top)
-    return {**target.where(), "other": other.where(), **result}
+    covered = {
+        "before_covered": access.report(target)["steps"]["covered"],
+        "after_covered": access.report(other)["steps"]["covered"],
+    }
+    return {**target.where(), "other": other.where(), **result, **covered}
 
 
 @endpoint(bp, "/runs/<run>/advice", schemas.AdviceQuery, schemas.Advice)

@@ -18,13 +18,14 @@ import { modules } from './messages/modules'
 import { diff } from './messages/diff'
 import { timeline } from './messages/timeline'
 import { roofline } from './messages/roofline'
+import { averages } from './messages/averages'
 
 export type Locale = 'en' | 'zh'
 export const LOCALES: Locale[] = ['en', 'zh']
 
 const areas = {
   common, runs, overview, advisor, stepTrace, operators, kernels, dataPipeline, memory,
-  communication, modules, diff, timeline, roofline,
+  communication, modules, diff, timeline, roofline, averages,
 }
 type Areas = typeof areas
 type Tree = { [key: string]: string | Tree }

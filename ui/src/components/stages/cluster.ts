@@ -5,6 +5,7 @@
  * stage's mean, and the collectives' waiting per rank. Pure, for unit tests.
  */
 import type { Cluster, ClusterRank, WorkerStages } from '@/api/stages'
+import type { StepsCovered } from '@/covered'
 
 /** Step-trace stages (every framework). */
 export const TRACE_KEYS = ['iteration_interval_us', 'fp_and_bp_us', 'tail_us'] as const
@@ -16,8 +17,10 @@ export const PARALLEL_KEYS = ['computation_us', 'communication_alone_us', 'stage
 export interface RankRow {
   rank: number
   worker: string | null
-  /** The step time the ranks are compared by: communication's step, else the step trace's. */
+  /** The rank's mean step, its overview's (`stages[].step_us` = `steps.average_us`). */
   step_us: number | null
+  /** Which steps that mean covers. */
+  step_covered: StepsCovered | null
   gap_us: number | null
   gap_pct: number | null
   trace: WorkerStages | null
@@ -38,7 +41,7 @@ export function rankRows(c: Cluster): RankRow[] {
     const comm = comms.get(rank) ?? null
     const trace = traces.get(rank) ?? null
     return {
-      rank, worker: trace?.worker ?? null, step_us: comm?.step_us ?? trace?.total_us ?? null,
+      rank, worker: trace?.worker ?? null, step_us: trace?.step_us ?? null, step_covered: trace?.step_covered ?? null,
       gap_us: null as number | null, gap_pct: null as number | null, trace, comm,
     }
   })

@@ -111,35 +111,6 @@ export function linkBars(links: Link[]): LinkBars {
   }
 }
 
-/** Steps as short runs: ['2','3','4','7'] -> '2–4, 7' (non-numeric names listed as they are). */
-export function stepRuns(steps: string[]): string {
-  const out: string[] = []
-  let start: number | null = null
-  let prev: number | null = null
-  const flush = () => {
-    if (start !== null && prev !== null) out.push(start === prev ? `${start}` : `${start}–${prev}`)
-  }
-  for (const s of steps) {
-    const n = /^\d+$/.test(s) ? Number(s) : null
-    if (n !== null && prev !== null && n === prev + 1) {
-      prev = n
-      continue
-    }
-    flush()
-    start = prev = n
-    if (n === null) out.push(s)
-  }
-  flush()
-  return out.join(', ')
-}
-
-/** When the average leaves steps out (MindSpore), which it covers; null when it covers all. */
-export function averagedSteps(c: Communication): { n: number; total: number; steps: string } | null {
-  const covered = c.average_steps
-  if (covered.length === c.steps.length) return null
-  return { n: covered.length, total: c.steps.length, steps: stepRuns(covered) }
-}
-
 /** A link as the advisor's evidence names it: `src-dst transport`. */
 export function linkKey(l: Link): string {
   return `${l.link} ${l.transport}`
