@@ -280,6 +280,10 @@ def test_timeline_counters_hold_the_memory_peaks_and_check_their_window(api: Api
         if (ledger.allocated >= 0).any():
             got = series["memory_allocated", ledger.device]["values"]
             assert max(got) == ledger.allocated.max(), ledger.device
+    getnext = trace.tables.get("getnext")
+    if key == "ms":  # the device's data queue at each GetNext: its emptiest moment kept
+        assert getnext is not None and len(getnext["queue_size"])
+        assert min(series["device_queue", ""]["values"]) == getnext["queue_size"].min()
     for params, name in (({"start_ns": 10, "end_ns": 10}, "end_ns"), ({"start_ns": -1}, "start_ns"),
                          ({"width_px": 0}, "width_px"), ({"end_ns": "x"}, "end_ns")):  # fmt: skip
         response = api.client.get(f"/api/v1/runs/{api.id[key]}/timeline", query_string=params)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mindinsight_profiler.analysis.memory.ledger import memory_ledgers
-from mindinsight_profiler.analysis.timeline.counters import busy_share, memory_steps
+from mindinsight_profiler.analysis.timeline.counters import busy_share, step_extremes
 from mindinsight_profiler.analysis.timeline.index import timeline_index
 from mindinsight_profiler.analysis.timeline.window import timeline_window
 from mindinsight_profiler.formats.detect import read_trace
@@ -23,7 +23,7 @@ def _level_at(ts: np.ndarray, values: np.ndarray, t: float) -> int:
 
 
 def _check_steps(ts: np.ndarray, values: np.ndarray, edges: np.ndarray) -> None:
-    times, got = memory_steps(ts, values, edges)
+    times, got = step_extremes(ts, values, edges)
     assert (np.diff(times) > 0).all()
     for b in range(len(edges) - 1):
         lo, hi = edges[b], edges[b + 1]
@@ -50,19 +50,35 @@ def test_memory_keeps_each_buckets_maximum() -> None:
     for width in (1 << 10, 1 << 14, 1 << 20):
         edges = np.arange(0, 1_000_000 + width, width, dtype=np.int64)
         _check_steps(ts, values, edges)
-        assert memory_steps(ts, values, edges)[1].max() == 5 << 30  # the peak survives
+        assert step_extremes(ts, values, edges)[1].max() == 5 << 30  # the peak survives
 
 
 def test_memory_opens_on_the_level_in_force_and_skips_unknown_totals() -> None:
     ts = np.array([10, 20, 300, 310], dtype=np.int64)
     values = np.array([5, 9, -1, 2], dtype=np.int64)
     edges = np.array([100, 200, 300, 400], dtype=np.int64)
-    times, got = memory_steps(ts, values, edges)
+    times, got = step_extremes(ts, values, edges)
     # [300, 400): 9 at its open is its max; it closes on 2 (at 310), given at its end
     assert times.tolist() == [100, 300, 400] and got.tolist() == [9, 9, 2]
     # mutation: a bucket's value taken from its samples only would lose the level at open
-    times, got = memory_steps(ts, values, np.array([0, 15, 30], dtype=np.int64))
+    times, got = step_extremes(ts, values, np.array([0, 15, 30], dtype=np.int64))
     assert times.tolist() == [0, 15] and got.tolist() == [5, 9]
+
+
+def test_a_queue_keeps_each_buckets_minimum() -> None:
+    rng = np.random.default_rng(5)
+    ts = np.sort(rng.integers(0, 100_000, 2000))
+    values = rng.integers(1, 64, 2000)
+    values[777] = 0  # one empty queue: the device starved once
+    edges = np.arange(0, 100_000 + 4096, 4096, dtype=np.int64)
+    times, got = step_extremes(ts, values, edges, lowest=True)
+    assert got.min() == 0
+    for b in range(len(edges) - 1):
+        inside = values[(ts >= edges[b]) & (ts < edges[b + 1])]
+        if len(inside):
+            before = values[ts < edges[b]]
+            want = min(int(inside.min()), int(before[-1]) if len(before) else 1 << 62)
+            assert got[np.searchsorted(times, edges[b])] == want
 
 
 def test_busy_share_is_the_union_coverage() -> None:

@@ -33,6 +33,7 @@ describe('counter values', () => {
     expect(formatCounter('bytes', 3 * 1024 ** 3)).toBe('3.0 GiB')
     expect(formatCounter('ratio', 0.5)).toBe('50.0 %')
     expect(formatCounter('ratio', 1)).toBe('100.0 %')
+    expect(formatCounter('count', 3)).toBe('3')
     expect(counterLabel({ name: 'memory_allocated', device: 'CUDA:0' }, word)).toBe('Memory allocated (CUDA:0)')
     expect(counterLabel({ name: 'device_busy', device: '' }, word)).toBe('Device busy')
   })

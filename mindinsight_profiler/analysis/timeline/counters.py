@@ -15,6 +15,10 @@ above it, and a series has at most two points per bucket whatever the trace's si
   its kernels, copies and sets on all its streams (overlapping streams count once), 0..1.
   Only the events overlapping the window are read, found by the timeline index's binary
   searches, and the union is one sort and running maximum over them.
+- device queue (MindSpore on Ascend, `minddata_aicpu`'s GetNext records: the chip's data
+  queue size at each dequeue, on the device clock as the events): each bucket's MINIMUM,
+  so an empty queue (the device starved of data) survives downsampling. The host queue
+  samples (`data_queue_size`) carry steps, not times, and are not drawn.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from mindinsight_profiler.model.trace import Trace
 #: Counter names (the UI translates them) and units.
 MEMORY_SERIES = (("memory_allocated", "allocated"), ("memory_reserved", "reserved"))
 DEVICE_BUSY = "device_busy"
+DEVICE_QUEUE = "device_queue"
 
 
 def _buckets(t0: int, t1: int, k: int, origin: int) -> np.ndarray:
@@ -42,15 +47,21 @@ def _buckets(t0: int, t1: int, k: int, origin: int) -> np.ndarray:
     return origin + (np.arange(lo, hi + 1, dtype=np.int64) << k)
 
 
-def memory_steps(ts: np.ndarray, values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, ...]:
+def step_extremes(ts: np.ndarray, values: np.ndarray, edges: np.ndarray,
+                  lowest: bool = False) -> tuple[np.ndarray, ...]:  # fmt: skip
     """(times, values) of a step curve sampled at `ts` (sorted), in buckets `edges`.
 
     Each bucket with samples: the max of the level at its start and its samples (peaks
     survive), then, if it closes lower, the closing level at its end. The level in force
-    when the window opens starts the series.
+    when the window opens starts the series. Negative values (unknown) are skipped. With
+    `lowest`, the min instead (a queue's emptiest moment: starvation survives).
     """
     known = values >= 0
     ts, values = ts[known], values[known]
+    if lowest and len(values):
+        top = values.max()  # top - v is >= 0 (known) and its max is v's min
+        times, flipped = step_extremes(ts, top - values, edges)
+        return times, top - flipped
     lo, hi = np.searchsorted(ts, [edges[0], edges[-1]], side="left")
     before = lo - 1  # the level in force at the window's start
     seg_ts, seg_v = ts[lo:hi], values[lo:hi]
@@ -128,11 +139,15 @@ def _device_number(label: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _device_groups(trace: Trace, pids: list[str]) -> list[str]:
+    return [p for p in pids if any(t.is_device for t in trace.tracks if t.pid == p)]
+
+
 def _memory_group(trace: Trace, ledger: Ledger, pids: list[str]) -> str | None:
     """The process group a device's memory is drawn under: its device's (pid or name
     ending in its number), else the first device group; host memory under the first host
     group."""
-    device_groups = [p for p in pids if any(t.is_device for t in trace.tracks if t.pid == p)]
+    device_groups = _device_groups(trace, pids)
     if ledger.device.upper().startswith("CPU"):
         host = [p for p in pids if p not in device_groups]
         return host[0] if host else (pids[0] if pids else None)
@@ -181,7 +196,15 @@ def window_counters(
             values = getattr(ledger, column)
             if not len(values) or (values < 0).all():
                 continue  # this total is not recorded
-            times, vals = memory_steps(ledger.ts_ns, values, edges)
+            times, vals = step_extremes(ledger.ts_ns, values, edges)
             out.append({"group": group, "name": name, "device": ledger.device, "unit": "bytes",
                         "times": (times - origin).tolist(), "values": vals.tolist()})  # fmt: skip
+    getnext = trace.tables.get("getnext")
+    device = _device_groups(trace, pids)
+    if getnext is not None and len(getnext["end_ns"]) and device:
+        order = np.argsort(getnext["end_ns"], kind="stable")  # one row per step: small
+        times, vals = step_extremes(getnext["end_ns"][order], getnext["queue_size"][order],
+                                    edges, lowest=True)  # fmt: skip
+        out.append({"group": device[0], "name": DEVICE_QUEUE, "device": "", "unit": "count",
+                    "times": (times - origin).tolist(), "values": vals.tolist()})  # fmt: skip
     return out

@@ -1,7 +1,7 @@
 /**
- * Counter tracks on the canvas: each a filled step chart (memory in the memory colour,
- * device busy in the busy colour, canvasTheme.ts) scaled to its maximum in view (busy
- * share: to 100 %), drawn from the same answers as the events (the primary over its
+ * Counter tracks on the canvas: each a filled step chart (memory, device busy and queue
+ * depth each in its colour of canvasTheme.ts) scaled to its maximum in view (busy share:
+ * to 100 %), drawn from the same answers as the events (the primary over its
  * window, the whole-trace one around it), and its label: the counter's word with that
  * maximum ("Memory allocated · 2.6 GiB") over the device's name. The value under the
  * pointer comes from the answer drawn there (`counterValue`), as the eye sees it.
@@ -15,6 +15,11 @@ import { nsToPx, type Viewport } from './viewport'
 
 const PAD_TOP = 4
 const PAD_BOTTOM = 3
+
+/** A counter's colour by unit: bytes (memory), ratio (device busy), count (queue depth). */
+function colorOf(unit: string): string {
+  return unit === 'ratio' ? CANVAS.busy : unit === 'bytes' ? CANVAS.memory : CANVAS.queue
+}
 
 /** The parts of the view each drawn answer covers: [scene, t0, t1]. */
 function pieces(view: Viewport, primary: Scene | null, fill: Scene | null): [Scene, number, number][] {
@@ -112,7 +117,7 @@ export function drawCounters(ctx: CanvasRenderingContext2D, f: Frame, primary: S
       ctx.fillRect(0, y + box.height - 1, s.width, 1)
       const ratio = box.series.unit === 'ratio'
       const scale = ratio ? 1 : top_ ?? 0
-      const rgb = ratio ? CANVAS.busy : CANVAS.memory
+      const rgb = colorOf(box.series.unit)
       for (const [scene, t0, t1] of pieces(view, primary, fill)) {
         drawSeries(ctx, f, scene, box, t0, t1, y, scale, rgb)
       }
@@ -132,7 +137,7 @@ export function drawCounterLabels(ctx: CanvasRenderingContext2D, f: Frame, maxes
     for (const box of group.counters) {
       const y = top + box.y - s.scrollTop
       if (y > s.height || y + box.height < top) continue
-      ctx.fillStyle = `rgb(${box.series.unit === 'ratio' ? CANVAS.busy : CANVAS.memory})`
+      ctx.fillStyle = `rgb(${colorOf(box.series.unit)})`
       ctx.fillRect(8, y + 6, 3, box.height - 12)
       ctx.fillStyle = CANVAS.labelText
       ctx.fillText(fitText(ctx, `${box.title} · ${maxes.get(box.key) ?? '–'}`, g.labelW - 26), 20, y + 11)

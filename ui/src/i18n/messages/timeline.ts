@@ -38,6 +38,7 @@ const en = {
     memory_allocated: 'Memory allocated',
     memory_reserved: 'Memory reserved',
     device_busy: 'Device busy',
+    device_queue: 'Device data queue',
   },
   searchResults: {
     matches: '{total} matching events',
@@ -131,6 +132,7 @@ const zh: typeof en = {
     memory_allocated: '已分配内存',
     memory_reserved: '已预留内存',
     device_busy: '设备忙碌占比',
+    device_queue: '设备数据队列',
   },
   searchResults: {
     matches: '{total} 个匹配事件',
