@@ -27,6 +27,7 @@ import numpy as np
 
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
+from mindinsight_profiler.analysis.memory.ledger import Ledger, memory_ledgers
 from mindinsight_profiler.analysis.schema import report_builtins
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
@@ -230,6 +231,16 @@ def origin_ns(target: Target) -> int:
         memo["ns"] = int(start.min()) if len(start) else 0
     value: int = memo["ns"]
     return value
+
+
+def memory_ledgers_of(target: Target) -> list[Ledger]:
+    """Every memory device's ledger of the trace, built once per process and kept with it
+    (the Memory page and the timeline's memory counters read the same)."""
+    memo = derived(target, "memory_ledgers")
+    if "all" not in memo:
+        memo["all"] = memory_ledgers(trace(target))
+    found: list[Ledger] = memo["all"]
+    return found
 
 
 def timeline(target: Target) -> tuple[Trace, TimelineIndex]:

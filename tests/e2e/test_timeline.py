@@ -21,7 +21,7 @@ from tests.e2e.conftest import Dashboard
 RUN = "kineto_gpu"
 CANVAS = "[data-test=timeline-canvas]"
 #: GEOMETRY in ui/src/timeline/layout.ts
-AXIS_H, LABEL_W, HEADER_H, ROW_H, TRACK_PAD = 26, 170, 24, 18, 4
+AXIS_H, LABEL_W, HEADER_H, ROW_H, TRACK_PAD, COUNTER_H = 26, 170, 24, 18, 4, 36
 #: viewport.ts: one W/S press zooms by this factor, one A/D press pans this share
 KEY_ZOOM, KEY_PAN = 1.35, 0.2
 
@@ -31,18 +31,21 @@ def api(dashboard: Dashboard, view: str, **params: Any) -> Any:
     return dashboard.server.get(f"/api/v1/runs/{dashboard.ids[RUN]}/{view}{query}")
 
 
-def row_center(tracks: list[dict[str, Any]], track: int, depth: int) -> float:
-    """Canvas y of the middle of a row, all groups expanded, not scrolled."""
+def row_center(window: dict[str, Any], track: int, depth: int) -> float:
+    """Canvas y of the middle of a row, all groups expanded, not scrolled: each group's
+    header, its tracks with events, then its counter tracks."""
     groups: dict[str, list[dict[str, Any]]] = {}
-    for t in tracks:
-        groups.setdefault(t["pid"], []).append(t)
+    for t in window["tracks"]:
+        if t["events"] > 0:
+            groups.setdefault(t["pid"], []).append(t)
     y = 0
-    for members in groups.values():
+    for pid, members in groups.items():
         y += HEADER_H
         for t in members:
             if t["id"] == track:
                 return AXIS_H + y + depth * ROW_H + ROW_H / 2
             y += max(1, t["depth"]) * ROW_H + TRACK_PAD
+        y += COUNTER_H * sum(1 for c in window["counters"] if c["group"] == pid)
     raise AssertionError(f"track {track} not in the layout")
 
 
@@ -96,14 +99,14 @@ def test_canvas_draws_the_window_and_a_click_shows_the_event(
             for (let i = 0; i < d.length; i += 4) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`)
             return seen.size
         }""",
-        [LABEL_W, box["width"] - 1, row_center(whole["tracks"], 0, 1)],
+        [LABEL_W, box["width"] - 1, row_center(whole, 0, 1)],
     )
     assert colours >= 5, colours
     # the widest event of the main thread's second row, clicked in its middle
     ev, names = whole["events"], whole["names"]
     rows = [i for i in range(len(ev["index"])) if ev["track"][i] == 0 and ev["depth"][i] == 1]
     i = max(rows, key=lambda k: ev["dur_ns"][k])
-    y = row_center(whole["tracks"], 0, 1)
+    y = row_center(whole, 0, 1)
     click_at(tab, box, 0, span, ev["start_ns"][i] + ev["dur_ns"][i] / 2, y)
     details = page.locator("[data-test=event-details]")
     details.wait_for()
@@ -142,7 +145,7 @@ def test_a_kernel_shows_its_launch_chain(dashboard: Dashboard, tab: Tab) -> None
     box = open_timeline(tab, dashboard, f"t0={t0}&t1={t1}")
     wait_window(tab, t0, t1)
     assert url_window(tab) == (t0, t1)
-    click_at(tab, box, t0, t1, start + dur / 2, row_center(win["tracks"], ev["track"][k], 0))
+    click_at(tab, box, t0, t1, start + dur / 2, row_center(win, ev["track"][k], 0))
     page = tab.page
     page.locator(f"[data-test=event-details][data-index='{ev['index'][k]}']").wait_for()
     details = api(dashboard, "timeline/event", index=ev["index"][k])["event"]

@@ -12,7 +12,9 @@ label column shows, in order), the arrows from `data-flows` (arrows drawn in the
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 import pytest
 
@@ -43,8 +45,11 @@ def test_every_group_and_track_is_named(dashboard: Dashboard, tab: Tab, run: str
     for group, names in groups:
         assert group.strip() and group != "–", groups
         assert names and all(n.strip() and n != "–" for n in names), groups
-    # every track with events is drawn, once; none without
-    drawn = sum(len(names) for _, names in groups)
+    # every track with events is drawn, once; none without (then the group's counters)
+    tab.page.wait_for_function(f"() => document.querySelector('{CANVAS}').dataset.counters")
+    counters = len(counters_of(tab))
+    assert counters == len(window["window"]["counters"]), window["window"]["counters"]
+    drawn = sum(len(names) for _, names in groups) - counters
     assert drawn == sum(1 for t in tracks if t["events"] > 0), (groups, tracks)
     tab.shot(f"timeline-groups-{run}")
     tab.assert_clean()
@@ -88,4 +93,50 @@ def test_flows_are_the_selected_events_unless_all_are_asked_for(
     page.wait_for_function("() => !location.search.includes('flows=')")
     assert "flows" not in query_of(page.url)
     page.wait_for_function(f"() => document.querySelector('{CANVAS}').dataset.flows === '1'")
+    tab.assert_clean()
+
+
+def counters_of(tab: Tab) -> list[dict[str, Any]]:
+    """The counter tracks drawn (`data-counters`): label, group, max in view, canvas y."""
+    text = tab.page.locator(CANVAS).get_attribute("data-counters") or "[]"
+    found: list[dict[str, Any]] = json.loads(text)
+    return found
+
+
+def test_counter_tracks_sit_under_the_threads_with_a_value_tooltip(
+    dashboard: Dashboard, tab: Tab
+) -> None:
+    win = dashboard.server.get(f"/api/v1/runs/{dashboard.ids['kineto_gpu']}/timeline?width_px=800")
+    series = win["window"]["counters"]
+    names = {s["name"] for s in series}
+    assert {"memory_allocated", "device_busy"} <= names, names  # no reserved in 2021 traces
+    tab.page.goto(dashboard.run_url("kineto_gpu", "timeline"))
+    tab.page.wait_for_selector(f"{CANVAS}[data-rendered=true]")
+    tab.page.wait_for_function(f"() => document.querySelector('{CANVAS}').dataset.counters")
+    counters = counters_of(tab)
+    assert len(counters) == len(series), (counters, series)
+    # each group lists its threads first, then its counters
+    for group, labels in layout_of(tab):
+        mine = [c["label"] for c in counters if c["group"] == group]
+        assert labels[len(labels) - len(mine) :] == mine, (group, labels, mine)
+        assert len(labels) > len(mine), (group, labels)  # threads come first
+    busy = next(c for c in counters if c["label"] == "Device busy")
+    assert re.fullmatch(r"\d+\.\d %", busy["max"]), busy
+    memory = next(c for c in counters if c["label"] == "Memory allocated (CUDA:0)")
+    assert re.fullmatch(r"\d+\.\d [KMGT]iB", memory["max"]), memory
+    assert busy["group"] == memory["group"] == "GPU 0 · 0", counters
+    box = tab.page.locator(CANVAS).bounding_box()
+    assert box is not None
+    tab.page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + memory["y"])
+    tip = tab.page.locator("[data-test=timeline-tooltip]")
+    tip.wait_for()
+    text = tip.inner_text()
+    assert "Memory allocated (CUDA:0)" in text and re.search(r"\d (B|[KMGT]iB)\b", text), text
+    tab.shot("timeline-counters-light")
+    tab.page.emulate_media(color_scheme="dark")  # the theme follows the system's by default
+    tab.page.wait_for_selector("html.dark")
+    tab.page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + busy["y"])
+    tab.page.wait_for_function("() => document.querySelector('[data-test=timeline-tooltip]')"
+                               "?.innerText.includes('Device busy')")  # fmt: skip
+    tab.shot("timeline-counters-dark")
     tab.assert_clean()

@@ -21,6 +21,7 @@ from flask.testing import FlaskClient
 
 from mindinsight_profiler.analysis.cluster.summary import cluster_summary
 from mindinsight_profiler.analysis.cluster.view import cluster_outliers, comm_matrix
+from mindinsight_profiler.analysis.memory.ledger import memory_ledgers
 from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
 from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
 from mindinsight_profiler.formats.discovery import discover
@@ -247,7 +248,9 @@ def test_timeline_window_search_and_export(api: Api, key: str, tmp_path: Path) -
     trace, index = load_timeline(file.path, Workspace(api.ws), None, file.format, file.worker)
     origin = int(index["timeline_meta"]["origin_ns"][0])
     window = api.get(key, "timeline", start_ns=1000, end_ns=50_000_000, width_px=800)["window"]
-    assert window == timeline_window(trace, index, None, origin + 1000, origin + 50_000_000, 800)
+    ledgers = memory_ledgers(trace)
+    assert window == timeline_window(trace, index, None, origin + 1000, origin + 50_000_000, 800,
+                                     ledgers=ledgers)  # fmt: skip
     whole = api.get(key, "timeline", tracks="0,1", max_items=300)["window"]
     assert [t["id"] for t in whole["tracks"]] == [0, 1] and whole["t0_ns"] == 0
     name = trace.strings.to_list()[int(trace.events["name"][0])]
@@ -259,6 +262,33 @@ def test_timeline_window_search_and_export(api: Api, key: str, tmp_path: Path) -
     export_chrome_trace(trace, tmp_path / "direct.json.gz")
     got = json.loads(gzip.decompress(response.data))
     assert got == json.loads(gzip.decompress((tmp_path / "direct.json.gz").read_bytes()))
+
+
+@pytest.mark.parametrize("key", list(RUNS))
+def test_timeline_counters_hold_the_memory_peaks_and_check_their_window(api: Api, key: str) -> None:
+    """The whole-trace window's memory counters reach each device's peak; a bad window or
+    width is a 400 naming the parameter."""
+    file = discover(api.folder[key])[0].select()
+    trace, _ = load_timeline(file.path, Workspace(api.ws), None, file.format, file.worker)
+    whole = api.get(key, "timeline", width_px=300)["window"]
+    series = {(c["name"], c["device"]): c for c in whole["counters"]}
+    assert ("device_busy", "") in series
+    assert all(0 <= v <= 1 for v in series["device_busy", ""]["values"])
+    ledgers = memory_ledgers(trace)
+    assert ledgers or key == "ms"  # this MindSpore run was profiled without memory
+    for ledger in ledgers:
+        if (ledger.allocated >= 0).any():
+            got = series["memory_allocated", ledger.device]["values"]
+            assert max(got) == ledger.allocated.max(), ledger.device
+    getnext = trace.tables.get("getnext")
+    if key == "ms":  # the device's data queue at each GetNext: its emptiest moment kept
+        assert getnext is not None and len(getnext["queue_size"])
+        assert min(series["device_queue", ""]["values"]) == getnext["queue_size"].min()
+    for params, name in (({"start_ns": 10, "end_ns": 10}, "end_ns"), ({"start_ns": -1}, "start_ns"),
+                         ({"width_px": 0}, "width_px"), ({"end_ns": "x"}, "end_ns")):  # fmt: skip
+        response = api.client.get(f"/api/v1/runs/{api.id[key]}/timeline", query_string=params)
+        assert response.status_code == 400, (params, response.json)
+        assert name in json.dumps(response.json), response.json
 
 
 def test_openapi_lists_every_route(api: Api) -> None:

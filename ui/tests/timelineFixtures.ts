@@ -26,5 +26,11 @@ export function answer(t0: number, t1: number, width: number, bucket: number, sh
     },
     flows: { src_track: [0, 0], src_ns: [150 + shift, 520 + shift], dst_track: [2, 2], dst_ns: [190 + shift, 300 + shift], cat: [-1, -1] },
     names: ['ProfilerStep#5', 'aten::conv2d', 'cudaLaunchKernel', 'volta_scudnn_128x64_relu'],
+    // step charts: a value holds from its time to the next point's
+    counters: [
+      { group: '0', name: 'device_busy', device: '', unit: 'ratio', times: [0, 256, 512].map((x) => x + shift), values: [0.5, 1, 0] },
+      { group: '0', name: 'memory_allocated', device: 'CUDA:0', unit: 'bytes', times: [0, 300, 700].map((x) => x + shift),
+        values: [1024, 3 * 1024 ** 3, 2048] },
+    ],
   }
 }

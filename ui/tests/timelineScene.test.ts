@@ -145,7 +145,7 @@ describe('tooltip', () => {
   const words = {
     kind: (k: string) => `<${k}>`, duration: 'Duration', start: 'Start',
     merged: (n: string) => `${n} merged`, busy: (b: string, s: string) => `busy ${b} of ${s}`,
-    track: (id: number) => (id === 0 ? 'main' : ''),
+    track: (id: number) => (id === 0 ? 'main' : ''), at: 'At',
   }
   const s = makeScene(answer(0, 1_000_000, 500, 2))
 

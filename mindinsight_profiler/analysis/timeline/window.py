@@ -11,10 +11,13 @@ epoch nanoseconds lose precision in a browser's doubles.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis.memory.ledger import Ledger
+from mindinsight_profiler.analysis.timeline.counters import window_counters
 from mindinsight_profiler.analysis.timeline.index import CLASSES, TimelineIndex, bucket_bits
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
@@ -210,8 +213,10 @@ def timeline_window(
     t1_ns: int,
     width_px: int,
     max_items: int = 5000,
+    ledgers: Sequence[Ledger] = (),
 ) -> dict[str, Any]:
-    """Drawable items of `tracks` (all when None) in [t0_ns, t1_ns) at `width_px` pixels."""
+    """Drawable items of `tracks` (all when None) in [t0_ns, t1_ns) at `width_px` pixels,
+    and the counters of their groups (counters.py; memory from `ledgers`) at its buckets."""
     if t1_ns <= t0_ns or width_px <= 0:
         raise ValueError("need t0_ns < t1_ns and a positive width_px")
     sel = np.arange(len(trace.tracks)) if tracks is None else np.unique(np.asarray(tracks))
@@ -265,6 +270,7 @@ def timeline_window(
             "dst_ns": (flows["dst_ns"][:n_flows] - origin).tolist(),
             "cat": cat_local[cat_inverse].tolist() if n_flows else [],  # -1: a launch
         },
+        "counters": window_counters(trace, index, ledgers, sel, t0_ns, t1_ns, k),
     }
     result["names"] = trace.strings.lookup(np.array(list(names), dtype=np.int64))
     return result

@@ -71,6 +71,20 @@ class WindowFlows(Record, frozen=True, kw_only=True):
     cat: list[int]
 
 
+class CounterSeries(Record, frozen=True, kw_only=True):
+    """A counter track drawn under the threads of `group` (a pid): a step chart whose
+    value holds from each time to the next. `name`: memory_allocated, memory_reserved
+    (bytes; each bucket's maximum, so peaks survive) or device_busy (ratio 0..1 of each
+    bucket covered by the group's device work); `device`: the memory device's label."""
+
+    group: str
+    name: str
+    device: str
+    unit: str  # bytes | ratio
+    times: list[int]
+    values: list[float]
+
+
 class TimelineWindow(Record, frozen=True, kw_only=True):
     """What to draw of [t0_ns, t1_ns) at `width_px` pixels (buckets of `bucket_ns`)."""
 
@@ -86,6 +100,7 @@ class TimelineWindow(Record, frozen=True, kw_only=True):
     events: WindowEvents
     blocks: WindowBlocks
     flows: WindowFlows
+    counters: list[CounterSeries]
     names: list[str]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device, memory_ledgers
+from mindinsight_profiler.analysis.memory.ledger import Ledger, default_device
 from mindinsight_profiler.analysis.memory.npu_modules import npu_module_memory
 from mindinsight_profiler.analysis.memory.window import (
     EVENT_SORTS,
@@ -45,14 +45,6 @@ def _bad(name: str, message: str) -> ApiError:
     return ApiError(400, "bad_parameter", f"{name}: {message}", parameter=name)
 
 
-def _ledgers(target: access.Target) -> list[Ledger]:
-    memo = access.derived(target, "memory_ledgers")
-    if "all" not in memo:
-        memo["all"] = memory_ledgers(access.trace(target))
-    found: list[Ledger] = memo["all"]
-    return found
-
-
 def _device(ledgers: list[Ledger], device: str | None) -> Ledger | None:
     """The asked device (404 when the worker has no such device), else the default one."""
     if device is None:
@@ -77,7 +69,7 @@ def _window(p: dict[str, Any], ledger: Ledger, origin: int) -> tuple[int, int]:
 
 def _start(run: str, p: dict[str, Any]) -> tuple[access.Target, list[Ledger], Ledger | None]:
     target = access.resolve(run, p.get("worker"), p.get("span"))
-    ledgers = _ledgers(target)
+    ledgers = access.memory_ledgers_of(target)
     return target, ledgers, _device(ledgers, p.get("device"))
 
 

@@ -40,14 +40,16 @@ def _window(p: dict[str, Any], origin: int, span: int) -> tuple[int, int]:
 
 @endpoint(bp, "/runs/<run>/timeline", schemas.TimelineQuery, schemas.Timeline)
 def timeline(run: str, p: dict[str, Any]) -> dict[str, Any]:
-    """Drawable events and merged busy blocks of a window at `width_px` pixels."""
+    """Drawable events and merged busy blocks of a window at `width_px` pixels, and the
+    counter tracks (memory, device busy share) of its groups at the same buckets."""
     target = access.resolve(run, p.get("worker"), p.get("span"))
     trace, index = access.timeline(target)
     meta = index["timeline_meta"]
     origin, span = int(meta["origin_ns"][0]), int(meta["span_ns"][0])
     t0, t1 = _window(p, origin, span)
     tracks = [int(t) for t in p["tracks"].split(",")] if p.get("tracks") else None
-    window = timeline_window(trace, index, tracks, t0, t1, p["width_px"], p["max_items"])
+    ledgers = access.memory_ledgers_of(target)
+    window = timeline_window(trace, index, tracks, t0, t1, p["width_px"], p["max_items"], ledgers)
     return {**target.where(), "window": window}
 
 

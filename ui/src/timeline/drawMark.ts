@@ -37,12 +37,14 @@ export function drawMarkEdges(ctx: CanvasRenderingContext2D, f: Frame, mark: Vie
   for (const id of tracks) {
     const found = f.layout.byTrack.get(id)
     if (!found || found.group.collapsed) continue
-    const y = f.top + found.box.y - f.s.scrollTop
-    if (y > f.s.height || y + found.box.height < f.top) continue
+    // clipped under the axis strip: a track scrolled half out of view must not tint it
+    const y = Math.max(f.top, f.top + found.box.y - f.s.scrollTop)
+    const h = f.top + found.box.y - f.s.scrollTop + found.box.height - 1 - y
+    if (y > f.s.height || h <= 0) continue
     ctx.fillStyle = MARK_COLORS.label
-    ctx.fillRect(0, y, g.labelW - 1, found.box.height - 1)
+    ctx.fillRect(0, y, g.labelW - 1, h)
     ctx.fillStyle = MARK_COLORS.accent
-    ctx.fillRect(0, y, 4, found.box.height - 1)
+    ctx.fillRect(0, y, 4, h)
   }
   const span = mark && markSpan(f, mark)
   if (!span) return

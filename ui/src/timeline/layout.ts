@@ -6,10 +6,11 @@
  * nor pid (Kineto's trace-wide instant events, such as "Record Window End") and a track with
  * neither name nor id get the words the page gives (`LayoutWords`), never a bare "–". Tracks
  * the timeline holds no events of (a MindSpore `memory` track: allocation samples only, which
- * the timeline does not draw) are left out, and so is a group left without tracks. Pure, so
- * the geometry and `rowAt` are unit-tested.
+ * the timeline does not draw) are left out, and so is a group left without tracks. A group's
+ * counter tracks (counters.ts: memory, device busy) come after its threads, one `counterH`
+ * strip each, folded with the group. Pure, so the geometry and `rowAt` are unit-tested.
  */
-import type { TrackInfo } from './types'
+import type { CounterSeries, TrackInfo } from './types'
 
 export const GEOMETRY = {
   /** The time axis strip at the top of the canvas (not scrolled). */
@@ -20,6 +21,8 @@ export const GEOMETRY = {
   rowH: 18,
   /** Space under a track's last row. */
   trackPad: 4,
+  /** A counter track's height (its chart and its two label lines). */
+  counterH: 36,
 }
 export type Geometry = typeof GEOMETRY
 
@@ -33,6 +36,26 @@ export interface TrackBox {
   height: number
 }
 
+/** A counter track: its series (the values come with each window) and where it is drawn. */
+export interface CounterBox {
+  /** counterKey of the series. */
+  key: string
+  series: Pick<CounterSeries, 'group' | 'name' | 'device' | 'unit'>
+  /** The full name (counterLabel), and the counter's word alone (the label's first line). */
+  label: string
+  title: string
+  y: number
+  height: number
+}
+
+/** A counter to lay out: its series and its label (counterLabel, in the page's language). */
+export interface CounterSpec {
+  key: string
+  series: CounterBox['series']
+  label: string
+  title: string
+}
+
 export interface GroupBox {
   /** Position among the groups (what the URL keeps for collapsed groups). */
   index: number
@@ -41,9 +64,11 @@ export interface GroupBox {
   isDevice: boolean
   collapsed: boolean
   y: number
-  /** Header plus, when expanded, its tracks. */
+  /** Header plus, when expanded, its tracks and counters. */
   height: number
   tracks: TrackBox[]
+  /** Its counter tracks, after the tracks (height 0 when folded). */
+  counters: CounterBox[]
 }
 
 export interface Layout {
@@ -91,7 +116,7 @@ export function groupTracks(tracks: TrackInfo[]): { pid: string; tracks: TrackIn
 }
 
 export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>,
-  geometry: Geometry = GEOMETRY, words: LayoutWords = PLAIN_WORDS): Layout {
+  geometry: Geometry = GEOMETRY, words: LayoutWords = PLAIN_WORDS, counters: readonly CounterSpec[] = []): Layout {
   const groups: GroupBox[] = []
   const byTrack = new Map<number, { group: GroupBox; box: TrackBox }>()
   let y = 0
@@ -102,7 +127,7 @@ export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>
       index, pid: g.pid,
       label: processLabel(g.tracks.find((t) => t.process_name.trim()) ?? first, words.process),
       isDevice: g.tracks.some((t) => t.is_device),
-      collapsed: folded, y, height: geometry.headerH, tracks: [],
+      collapsed: folded, y, height: geometry.headerH, tracks: [], counters: [],
     }
     let ty = y + geometry.headerH
     for (const track of g.tracks) {
@@ -111,6 +136,12 @@ export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>
       const box = { track, label: trackLabel(track, words.track), y: ty, rows, height }
       group.tracks.push(box)
       byTrack.set(track.id, { group, box })
+      ty += height
+    }
+    for (const c of counters) {
+      if (c.series.group !== g.pid) continue
+      const height = folded ? 0 : geometry.counterH
+      group.counters.push({ ...c, y: ty, height })
       ty += height
     }
     group.height = ty - y
@@ -137,8 +168,9 @@ export function rowBox(layout: Layout, track: number, depth: number): { y: numbe
 export type RowHit =
   | { type: 'header'; group: GroupBox }
   | { type: 'row'; group: GroupBox; box: TrackBox; depth: number }
+  | { type: 'counter'; group: GroupBox; counter: CounterBox }
 
-/** What is at content height `y` (0 = top of the first group): a group header or a row. */
+/** What is at content height `y` (0 = top of the first group): a group header, a row or a counter. */
 export function rowAt(layout: Layout, y: number): RowHit | null {
   const g = layout.geometry
   for (const group of layout.groups) {
@@ -150,17 +182,19 @@ export function rowAt(layout: Layout, y: number): RowHit | null {
         return depth < box.rows ? { type: 'row', group, box, depth } : null
       }
     }
-    return null
+    const counter = group.counters.find((c) => y >= c.y && y < c.y + c.height)
+    return counter ? { type: 'counter', group, counter } : null
   }
   return null
 }
 
 /**
- * The layout as text, `group: track | track` per group, groups on their own lines: what the
- * track view shows in its label column, in order (the canvas's `data-layout`, for tests).
+ * The layout as text, `group: track | track | counter` per group, groups on their own lines:
+ * what the track view shows in its label column, in order (the canvas's `data-layout`, for
+ * tests).
  */
 export function describeLayout(layout: Layout): string {
   return layout.groups
-    .map((g) => `${g.label}: ${g.tracks.map((b) => b.label).join(' | ')}`)
+    .map((g) => `${g.label}: ${[...g.tracks, ...g.counters].map((b) => b.label).join(' | ')}`)
     .join('\n')
 }

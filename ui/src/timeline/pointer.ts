@@ -4,8 +4,10 @@
  * does (fold a process group, select an event, zoom into a merged block, or clear the
  * selection). Out of the component, so the rules are unit-tested without a canvas.
  */
+import { counterValue } from './drawCounters'
 import { hitScenes, type Hit } from './hitTest'
 import { GEOMETRY, rowAt, type Layout, type RowHit } from './layout'
+import { counterTooltipText, type TooltipBox, type TooltipWords } from './tooltip'
 import type { Selection } from './types'
 import { pxToNs, spanOf, type Viewport } from './viewport'
 import type { Choice } from './windowCache'
@@ -93,4 +95,13 @@ export function clickAction(found: Found, p: Point, collapsed: ReadonlySet<numbe
 /** The pointer over an item, or over a group's label (a click does something there). */
 export function clickable(found: Found, p: Point): boolean {
   return !!found.hit || (p.x < GEOMETRY.labelW && p.y > GEOMETRY.axisH)
+}
+
+/** The tooltip over a counter track's chart: its value at the pointer's time (null: not on one). */
+export function counterTip(s: Sight, found: Found, p: Point, w: Pick<TooltipWords, 'at'>): TooltipBox | null {
+  const row = found.row
+  if (row?.type !== 'counter' || !s.view || p.x < GEOMETRY.labelW) return null
+  const ns = pxToNs(s.view, s.timeW, p.x - GEOMETRY.labelW)
+  const value = counterValue(row.counter.key, ns, s.drawn.primary, s.drawn.fill)
+  return { ...p, ...counterTooltipText(row.counter, value, ns, w) }
 }

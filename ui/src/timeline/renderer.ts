@@ -1,12 +1,14 @@
 /**
  * Draws the track view on one canvas: the time axis (fixed at the top), the label column
  * (group headers with caret and device mark, thread/stream names), and the items of at most
- * two cached answers (the best one over its window, the whole-trace one around it), so a
+ * two cached answers (the best one over its window, the whole-trace one around it), and the
+ * groups' counter tracks under their threads (drawCounters.ts), so a
  * frame costs the same on a thousand-event trace and on a million-event one. Device pixel
  * ratio scaling keeps lines and text crisp.
  */
 import { ticks } from './axis'
 import { CANVAS } from './canvasTheme'
+import { drawCounterLabels, drawCounters } from './drawCounters'
 import { drawLinks, drawScene, fitText, FONT, outline, sceneLinks, type Frame, type Link } from './drawItems'
 import { drawMarkBand, drawMarkEdges } from './drawMark'
 import type { Layout } from './layout'
@@ -136,10 +138,12 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: Frame, spanText: string): vo
   ctx.restore()
 }
 
-/** What a frame drew: the items the drawn answers hold (its cost) and the arrows drawn. */
+/** What a frame drew: the items the drawn answers hold (its cost), the arrows drawn and each
+ * counter's maximum in view (formatted, by counterKey). */
 export interface Drawn {
   items: number
   flows: number
+  counters: Map<string, string>
 }
 
 /** One frame. */
@@ -152,11 +156,11 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.textBaseline = 'middle'
     ctx.fillText(s.text.empty, 12, 20)
-    return { items: 0, flows: 0 }
+    return { items: 0, flows: 0, counters: new Map() }
   }
   const g = s.layout.geometry
   const f: Frame = { s, layout: s.layout, view: s.view, x0: g.labelW, timeW: s.width - g.labelW, top: g.axisH }
-  if (f.timeW <= 0) return { items: 0, flows: 0 }
+  if (f.timeW <= 0) return { items: 0, flows: 0, counters: new Map() }
   drawBands(ctx, f)
   if (s.mark) drawMarkBand(ctx, f, s.mark)
   let items = 0
@@ -178,6 +182,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
       flows += drawLinks(ctx, f, links, s.primary, COLORS.flow, 1)
     }
   }
+  const counters = drawCounters(ctx, f, s.primary, s.fill)
   if (s.hover) {
     const h = s.hover
     const src = h.type === 'event' ? h.scene.answer.events : h.scene.answer.blocks
@@ -189,6 +194,7 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     outline(ctx, f, sel.track, sel.depth, sel.start_ns, sel.dur_ns, COLORS.selected, 2)
   }
   drawLabels(ctx, f)
+  drawCounterLabels(ctx, f, counters)
   drawAxis(ctx, f, spanText)
   if (s.mark || s.markTracks?.size) drawMarkEdges(ctx, f, s.mark ?? null, s.markTracks ?? new Set())
   if (!s.primary || s.layout.groups.length === 0) {
@@ -196,5 +202,5 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, spanText: stri
     ctx.font = FONT
     ctx.fillText(s.text.empty, f.x0 + 12, g.axisH + 20)
   }
-  return { items, flows }
+  return { items, flows, counters }
 }

@@ -5,7 +5,8 @@
  */
 import type { Viewport } from './viewport'
 import { nearestInRow } from './rowSearch'
-import type { TrackInfo, WindowAnswer } from './types'
+import { seriesByKey } from './counters'
+import type { CounterSeries, TrackInfo, WindowAnswer } from './types'
 
 export interface Scene {
   /** `t0:t1:width`: the request this answers. */
@@ -26,6 +27,8 @@ export interface Scene {
   items: number
   /** Per track, the depths that hold items, deepest first. */
   depths: Map<number, number[]>
+  /** The counter series of the window, by counterKey. */
+  counters: Map<string, CounterSeries>
 }
 
 export function rowKey(track: number, depth: number): number {
@@ -86,6 +89,7 @@ export function makeScene(answer: WindowAnswer): Scene {
     flowDstDepth: fl.dst_track.map((t, i) => depthAt(t, fl.dst_ns[i])),
     items: ev.index.length + bl.track.length,
     depths,
+    counters: seriesByKey(answer.counters ?? []),
   }
 }
 

@@ -1,10 +1,13 @@
 /**
  * What the hover tooltip says about an item: an event's name, kind, duration, start and
  * track; a merged block's count of events, busy time and start (and that a click zooms
- * into it). Pure, with the translation injected, so it is unit-tested without Vue.
+ * into it); a counter track's value at the pointer and when. Pure, with the translation
+ * injected, so it is unit-tested without Vue.
  */
 import { formatCount, formatNs } from '@/format'
+import { formatCounter } from './counters'
 import type { Hit } from './hitTest'
+import type { CounterBox } from './layout'
 
 export interface TooltipText {
   title: string
@@ -20,6 +23,18 @@ export interface TooltipWords {
   merged: (count: string) => string
   busy: (busy: string, span: string) => string
   track: (track: number) => string
+  /** "At": when a counter's value holds. */
+  at: string
+}
+
+/** A counter's tooltip: its name, its value at `ns` (null: none there) and the time. */
+export function counterTooltipText(box: Pick<CounterBox, 'label' | 'series'>, value: number | null, ns: number,
+  w: Pick<TooltipWords, 'at'>): TooltipText {
+  return {
+    title: box.label,
+    lines: [value === null ? '–' : formatCounter(box.series.unit, value), `${w.at}: ${formatNs(ns, 3)}`],
+    zoom: false,
+  }
 }
 
 export function tooltipText(hit: Hit, w: TooltipWords): TooltipText {

@@ -12,7 +12,7 @@ import type {
 } from '@/api/generated/api'
 
 // Generated from `mindinsight_profiler/server/answers/timeline.py`: re-exports only.
-export type { EventBrief, EventDetails, TrackInfo, WindowBlocks, WindowEvents, WindowFlows } from '@/api/generated/api'
+export type { CounterSeries, EventBrief, EventDetails, TrackInfo, WindowBlocks, WindowEvents, WindowFlows } from '@/api/generated/api'
 export type WindowAnswer = TimelineWindow
 export type WindowResponse = TimelineAnswer
 export type SearchAnswer = SearchWindow

@@ -7,7 +7,7 @@
 import { onBeforeUnmount, onMounted, ref, type Ref } from 'vue'
 import type { Hit } from './hitTest'
 import { GEOMETRY } from './layout'
-import { anchorOf, clickable, hitAt, type Found, type Point, type Sight } from './pointer'
+import { anchorOf, clickable, counterTip, hitAt, type Found, type Point, type Sight } from './pointer'
 import { tooltipText, type TooltipBox, type TooltipWords } from './tooltip'
 import { applyKey, keyAction, panBy, spanOf, wheelFactor, zoomAt, type Bounds, type Viewport } from './viewport'
 
@@ -67,7 +67,7 @@ export function useTrackGestures(host: GestureHost) {
     const hit = found.hit
     const changed = hit?.i !== hover?.i || hit?.type !== hover?.type || hit?.scene !== hover?.scene
     hover = hit
-    tooltip.value = hit ? { ...p, ...tooltipText(hit, host.words) } : null
+    tooltip.value = hit ? { ...p, ...tooltipText(hit, host.words) } : counterTip(sight, found, p, host.words)
     if (host.canvas.value) host.canvas.value.style.cursor = clickable(found, p) ? 'pointer' : 'default'
     if (changed) host.schedule()
   }

@@ -32,6 +32,13 @@ const en = {
     merged: '{n} short events merged',
     busy: 'Busy {busy} of {span}',
     clickToZoom: 'Click to zoom in',
+    at: 'At',
+  },
+  counters: {
+    memory_allocated: 'Memory allocated',
+    memory_reserved: 'Memory reserved',
+    device_busy: 'Device busy',
+    device_queue: 'Device data queue',
   },
   searchResults: {
     matches: '{total} matching events',
@@ -119,6 +126,13 @@ const zh: typeof en = {
     merged: '合并了 {n} 个短事件',
     busy: '忙碌 {busy} / {span}',
     clickToZoom: '点击放大',
+    at: '时刻',
+  },
+  counters: {
+    memory_allocated: '已分配内存',
+    memory_reserved: '已预留内存',
+    device_busy: '设备忙碌占比',
+    device_queue: '设备数据队列',
   },
   searchResults: {
     matches: '{total} 个匹配事件',
