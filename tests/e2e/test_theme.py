@@ -177,6 +177,8 @@ def test_the_switch_makes_it_light_and_a_reload_keeps_it(
     page.goto(dashboard.run_url("kineto_gpu"))
     settle(tab, "overview")
     assert page.locator("[data-test=theme-system]").get_attribute("aria-pressed") == "true"
+    # the per-step breakdown in sight (the overview's cards may push every chart below it)
+    page.locator("[data-test=breakdown] .echart").last.scroll_into_view_if_needed()
     dark_ink = page.evaluate(AXIS_INK_JS)
     assert dark_ink is not None and luminance(dark_ink) > 0.45, dark_ink
 
@@ -185,6 +187,7 @@ def test_the_switch_makes_it_light_and_a_reload_keeps_it(
     colours = page.evaluate(COLOURS_JS)
     assert luminance(colours["body"]) > 0.85 and luminance(colours["text"]) < 0.3, colours
     assert luminance(colours["card"]) > 0.9, colours
+    page.locator("[data-test=breakdown] .echart").last.scroll_into_view_if_needed()
     light_ink = page.evaluate(AXIS_INK_JS)
     assert light_ink is not None and luminance(light_ink) < 0.45, light_ink
 
@@ -198,6 +201,7 @@ def test_the_switch_makes_it_light_and_a_reload_keeps_it(
     page.locator("[data-test=theme-system]").click()  # back to the system's dark
     settle(tab, "overview")
     assert luminance(page.evaluate(COLOURS_JS)["body"]) < 0.1
+    page.locator("[data-test=breakdown] .echart").last.scroll_into_view_if_needed()
     assert luminance(page.evaluate(AXIS_INK_JS)) > 0.45
     tab.assert_clean()
 
