@@ -65,8 +65,8 @@ _RULES: dict[str, tuple[Callable[[Report, int], bool], str, str]] = {
     ),
     "modules": (
         lambda r, _: bool((r.get("modules") or {}).get("modules")),
-        "no module data: record with `with_modules=True`",
-        "没有模块数据：采集时设置 `with_modules=True`",
+        "no module data: record with `with_stack=True` (module frames come with the Python stack)",
+        "没有模块数据：采集时设置 `with_stack=True`（模块帧随 Python 调用栈记录）",
     ),
 }
 

@@ -263,7 +263,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("memory", ("memory",)),
     PageSpec("communication", ("communication",)),
     PageSpec("cluster", ("communication", "parallel")),
-    # `nn.Module` times come from PyTorch's `with_modules` events: no MindSpore input has them.
+    # `nn.Module` times come from PyTorch's `with_stack` events: no MindSpore input has them.
     PageSpec("modules", ("modules",), frozenset({FormatTag.KINETO, FormatTag.ASCEND_PT})),
     PageSpec("diff"),
     PageSpec("timeline"),

@@ -226,7 +226,7 @@ def test_pages_with_nothing_are_greyed_out_with_the_reason(dashboard: Dashboard,
     item = page.locator("[data-test=nav-modules]")
     wait_for(lambda: item.get_attribute("data-unavailable") == "true", "modules not greyed out")
     item.hover()
-    tip = page.locator(".el-popper", has_text="with_modules=True")
+    tip = page.locator(".el-popper", has_text="with_stack=True")
     tip.wait_for()
     assert "no module data" in tip.inner_text()
     item.click(force=True)
@@ -237,7 +237,7 @@ def test_pages_with_nothing_are_greyed_out_with_the_reason(dashboard: Dashboard,
     page.goto(dashboard.run_url("kineto_gpu", "modules"))
     page.locator("[data-test=page-modules]").wait_for()
     banner = page.locator("[data-test=page-unavailable]")
-    assert "with_modules=True" in banner.inner_text()
+    assert "with_stack=True" in banner.inner_text()
     # and in Chinese
     page.locator(".lang-switch").get_by_text("中文").click()
     wait_for(lambda: "采集时设置" in banner.inner_text(), f"zh reason: {banner.inner_text()}")

@@ -57,7 +57,7 @@ def test_the_reasons_say_how_to_record_what_is_missing() -> None:
     empty = page_availability({}, workers=1)
     assert "`profile_memory=True`" in empty["memory"]["reason"]["en"]
     assert "`profile_memory=True`" in empty["memory"]["reason"]["zh"]
-    assert "`with_modules=True`" in empty["modules"]["reason"]["en"]
+    assert "`with_stack=True`" in empty["modules"]["reason"]["en"]
     assert "two or more ranks" in empty["cluster"]["reason"]["en"]
     # the pages every input has stay available
     assert all(empty[p]["available"] for p in ("overview", "diff", "timeline"))

@@ -229,15 +229,15 @@ def _is_data_parallel(name: str) -> bool:
     "config.data_parallel_calls",
     "count",
     "nn.DataParallel forward calls per step (its DataParallel.forward span, or the "
-    "nn.Module: DataParallel_* frame of with_modules); 0 when module frames show none.",
-    "a PyTorch (Kineto) trace with module frames (with_modules=True)",
+    "nn.Module: DataParallel_* frame of with_stack); 0 when module frames show none.",
+    "a PyTorch (Kineto) trace with module frames (with_stack=True)",
 )
 def data_parallel_calls(ctx: Context) -> Observed:
     trace = _pytorch(ctx)
     hits = np.flatnonzero(trace.names_matching(_is_data_parallel))
     if not len(hits) and not trace.names_matching(lambda s: s.startswith("nn.Module: ")).any():
         # Without module frames a DataParallel whose torch emits no span would go unseen.
-        raise Unavailable("needs module frames (torch.profiler with_modules=True)")
+        raise Unavailable("needs module frames (torch.profiler with_stack=True)")
     spans = hits[trace.kind[hits] == Kind.USER_ANNOTATION]
     spans = spans if len(spans) else hits[trace.kind[hits] == Kind.PYTHON_FUNCTION]
     ev = trace.events

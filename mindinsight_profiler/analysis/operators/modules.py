@@ -1,4 +1,5 @@
-"""Module view: time per `nn.Module`, from the `python_function` events of `with_modules`.
+"""Module view: time per `nn.Module`, from the `python_function` events of `with_stack`
+(on torch 2.13 in eager mode `with_modules` alone records none).
 
 torch names a module's forward `nn.Module: <Class>_<n>` (one name per module instance). A
 module's host total is its duration, its host self the part not inside child modules; its

@@ -97,7 +97,7 @@ class ModuleRow(Record, frozen=True, kw_only=True):
 
 
 class Modules(Record, frozen=True, kw_only=True):
-    """Modules of a trace recorded `with_modules`, by host total time, largest first."""
+    """Modules of a trace recorded `with_stack`, by host total time, largest first."""
 
     modules: list[ModuleRow]
 

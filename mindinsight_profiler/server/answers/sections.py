@@ -219,6 +219,6 @@ class CommunicationAnswer(Where, frozen=True, kw_only=True):
 
 
 class ModulesAnswer(Where, frozen=True, kw_only=True):
-    """`/runs/<run>/modules`: time per nn.Module (PyTorch inputs recorded `with_modules`)."""
+    """`/runs/<run>/modules`: time per nn.Module (PyTorch inputs recorded `with_stack`)."""
 
     data: Modules | None
