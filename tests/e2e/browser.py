@@ -97,9 +97,14 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def open_tab(browser: Any, viewport: dict[str, int]) -> Iterator[Tab]:
-    """A fresh browser context of this window size, closed at the end."""
-    context = browser.new_context(viewport=viewport, locale="en-US")
+def open_tab(
+    browser: Any, viewport: dict[str, int], init_script: str | None = None, **options: Any
+) -> Iterator[Tab]:
+    """A fresh browser context of this window size, closed at the end; `options` go to the
+    context (e.g. color_scheme="dark"), `init_script` runs before each page's own scripts."""
+    context = browser.new_context(viewport=viewport, locale="en-US", **options)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     page.set_default_timeout(20_000)
     found = Tab(page)

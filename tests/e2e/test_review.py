@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.browser import Tab
+from tests.e2e.browser import Tab, open_tab
 from tests.e2e.conftest import Dashboard
 from tests.e2e.test_tour import PAGES, ROOT, SETTLED
 
@@ -47,18 +47,10 @@ def look_tab(
     browser: Any, request: pytest.FixtureRequest
 ) -> Iterator[tuple[Tab, tuple[str, str, int]]]:
     lang, scheme, width = request.param
-    context = browser.new_context(
-        viewport={"width": width, "height": 900}, locale="en-US", color_scheme=scheme
-    )
-    context.add_init_script(f"localStorage.setItem('mindinsight.locale', '{lang}')")
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    found = Tab(page)
-    found.watch()
-    try:
+    viewport = {"width": width, "height": 900}
+    language = f"localStorage.setItem('mindinsight.locale', '{lang}')"
+    with open_tab(browser, viewport, language, color_scheme=scheme) as found:
         yield found, (lang, scheme, width)
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize(

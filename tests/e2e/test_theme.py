@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.browser import VIEWPORT, Tab
+from tests.e2e.browser import VIEWPORT, Tab, open_tab
 from tests.e2e.conftest import Dashboard
 
 RUNS = ["kineto_gpu", "ascend", "mindspore"]
@@ -104,15 +104,8 @@ def luminance(css: str | list[float] | None) -> float:
 @pytest.fixture
 def dark_tab(browser: Any) -> Iterator[Tab]:
     """A fresh tab whose system setting is dark."""
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US", color_scheme="dark")
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    found = Tab(page)
-    found.watch()
-    try:
+    with open_tab(browser, VIEWPORT, color_scheme="dark") as found:
         yield found
-    finally:
-        context.close()
 
 
 def settle(tab: Tab, name: str) -> None:
