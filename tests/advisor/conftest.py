@@ -37,11 +37,16 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def planted_ranks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with a real two-rank DDP (gloo, CPU) run whose rank 1 is slow on purpose
-    (tests/advisor/planted_ranks.py): `rank0.*.pt.trace.json`, `rank1.*.pt.trace.json`."""
+    (tests/advisor/planted_ranks.py): `rank0.*.pt.trace.json`, `rank1.*.pt.trace.json`.
+
+    Rank 1 sleeps 30 ms per step: with 15 ms, a CI run on the 2-core machine (another test
+    process beside it) once descheduled rank 0 long enough that rank 0 waited only 4.6 ms
+    and rank 1 itself 3.4 ms; twice the lead keeps the planted order whatever runs beside."""
     if importlib.util.find_spec("torch") is None:
         pytest.skip("torch is not installed: planted-problem traces need a real torch run")
     out = tmp_path_factory.mktemp("planted-ranks")
     cmd = [sys.executable, "-m", "tests.advisor.planted_ranks", "--out", str(out)]
+    cmd += ["--delay", "0.03"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"planted ranks failed ({done.returncode}):\n{done.stderr[-3000:]}")
