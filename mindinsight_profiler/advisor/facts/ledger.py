@@ -39,8 +39,7 @@ for _part in PARTS:
     "steps that waited for data",
 )
 def data_wait_measured_us(ctx: Context) -> float:
-    ledger = ctx.report.get("ledger")
-    wait = float((ledger or {}).get("average_us", {}).get("data_wait") or 0.0)
+    wait = ctx.value("ledger.data_wait_us") or 0.0  # None: no steps, no ledger
     if wait <= 0:
         raise Unavailable("needs steps that waited for data (the ledger's data wait is 0)")
     return wait

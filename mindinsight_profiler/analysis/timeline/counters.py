@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.analysis.memory.ledger import Ledger
 from mindinsight_profiler.analysis.timeline.index import CLASSES, TimelineIndex
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
@@ -113,25 +114,8 @@ def _device_events(trace: Trace, index: TimelineIndex, tracks: np.ndarray, t0: i
 
 def busy_share(start: np.ndarray, end: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Share of each bucket [edges[i], edges[i+1]) covered by the union of the intervals."""
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], np.maximum(end[order], start[order])
-    if len(s) == 0:
-        return np.zeros(len(edges) - 1)
-    reach = np.maximum.accumulate(e)
-    new = np.append(True, s[1:] > reach[:-1])  # an interval not touching those before it
-    heads = np.flatnonzero(new)
-    u_start = s[heads]
-    u_end = reach[np.append(heads[1:], len(s)) - 1]
-    covered = np.append(0, np.cumsum(u_end - u_start))
-
-    def before(t: np.ndarray) -> np.ndarray:  # union length before t
-        j = np.searchsorted(u_start, t, side="right") - 1
-        i = np.maximum(j, 0)
-        inside = np.clip(t - u_start[i], 0, u_end[i] - u_start[i])
-        return np.where(j >= 0, covered[i] + inside, 0)
-
-    at = before(edges)
-    return np.diff(at) / np.diff(edges)
+    busy = iv.union(start, end)
+    return iv.overlap_per_window(busy, edges[:-1], edges[1:]) / np.diff(edges)
 
 
 def _device_number(label: str) -> str | None:
