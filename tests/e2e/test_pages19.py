@@ -25,6 +25,14 @@ RENDERED = (
 )
 
 
+TOOLTIP_TEXT = (
+    "() => { const t = [...document.querySelectorAll('.echart-tooltip')]"
+    ".filter(e => { const r = e.getBoundingClientRect();"
+    " return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden' });"
+    " return t.length ? t[t.length - 1].innerText.trim() : '' }"
+)
+
+
 def href(tab: Tab) -> str:
     url: str = tab.page.evaluate("location.href")
     return url
@@ -51,9 +59,9 @@ def column_of(page: Any, chart: Any, step: str) -> tuple[float, float, float]:
     for k in range(0, int(box["width"]), 3):
         page.mouse.move(box["x"] + k, y)
         page.wait_for_timeout(15)
-        # the axis tooltip: in the page's body (EChart appends every tooltip there)
-        tips = page.locator(".echart-tooltip:visible")
-        text = tips.last.inner_text().strip() if tips.count() else ""
+        # the axis tooltip: in the page's body (EChart appends every tooltip there); read
+        # in one evaluation, since a tooltip may hide between a count and a read
+        text = page.evaluate(TOOLTIP_TEXT)
         if text.split("\n")[0].strip() == step:
             xs.append(box["x"] + k)
     assert xs, f"no column of step {step}"
