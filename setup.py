@@ -99,6 +99,10 @@ setup(
         # server/worker.py extends gunicorn 27's gthread worker (its event loop's internals)
         "gunicorn>=27.0,<28",
         "apscheduler>=3.10,<4",
+        # `mindinsight report --format xlsx` (streams large sheets: constant_memory mode)
+        "xlsxwriter>=3.1",
+        # `mindinsight export-timeline`: Perfetto's own trace protos (perfetto_trace_pb2)
+        "perfetto>=0.50",
         "isal>=1.5; platform_machine == 'x86_64' or platform_machine == 'aarch64'",
     ],
     extras_require={
@@ -108,6 +112,7 @@ setup(
             "mypy>=1.8",
             "import-linter>=2.0",
             "jsonschema>=4",
+            "openpyxl>=3.1",  # the workbook tests read `mindinsight report` xlsx back
             "playwright>=1.40",
             *TEST_REMOTE,
             "dask[distributed]>=2024.1",

@@ -21,6 +21,8 @@ from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
 from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.cli.report import add_parser as add_report_parser
+from mindinsight_profiler.cli.report import run as run_report
 from mindinsight_profiler.cli.server import add_parsers as add_server_parsers
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -70,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
     add_advise_parser(sub)
     add_cluster_parser(sub)
+    add_report_parser(sub)
     add_server_parsers(sub)
-    for command in (a, d, *(sub.choices[n] for n in ("advise", "start", "cluster"))):
+    for command in (a, d, *(sub.choices[n] for n in ("advise", "start", "cluster", "report"))):
         command.add_argument(
             "--storage-options", metavar="JSON",
             help="keyword arguments of the fsspec filesystem of a URL, e.g. "
@@ -215,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _diff(args)
         if args.command == "advise":
             return run_advise(args)
+        if args.command == "report":
+            return run_report(args)
         if args.command == "cluster":
             from mindinsight_profiler.cli.cluster import run as run_cluster
 

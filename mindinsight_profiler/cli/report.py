@@ -1,0 +1,86 @@
+"""`mindinsight report PATH`: a report to share (HTML, Excel workbook, Markdown summary).
+
+Every format reads the same cached analysis as the dashboard (`export.bundle.gather`), so
+the figures agree with the API's. Files are written atomically next to `-o` (default: the
+current folder, named after the run and worker); the user's profiler output is only read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import parse_location
+
+FORMATS = ("html", "xlsx", "md")
+SUFFIX = {"html": ".html", "xlsx": ".xlsx", "md": ".md"}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write a shareable report: HTML, Excel workbook, Markdown")
+    p.add_argument(
+        "path", type=parse_location,
+        help="a trace file, or a run folder; or an s3://, gs://, az://, file:// URL",
+    )  # fmt: skip
+    p.add_argument(
+        "-o", "--output", type=Path,
+        help="output file (one format) or folder (default: the current folder)",
+    )  # fmt: skip
+    p.add_argument("--format", choices=(*FORMATS, "all"), default="html")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the report")
+    p.add_argument("--worker", help="worker to report on (default: the first)")
+    p.add_argument("--run", help="run to read when the folder holds several (its name)")
+    p.add_argument("--span", help="span (default: the worker's first)")
+    p.add_argument(
+        "--rules-dir", action="append", default=[], type=Path,
+        help="a folder of extra rule files (repeatable); same id replaces a rule",
+    )  # fmt: skip
+    add_device_option(p)
+    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+
+
+def file_stem(run: str, worker: str) -> str:
+    """A file name of the run and worker: letters, digits, dot, dash and underscore only."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run}-{worker}").strip("._") or "report"
+
+
+def _targets(out: Path | None, formats: tuple[str, ...], stem: str) -> dict[str, Path]:
+    """Where each format goes: `out` itself for one format unless it is a folder."""
+    if out is not None and len(formats) == 1 and not out.is_dir() and out.suffix:
+        return {formats[0]: out}
+    folder = out or Path.cwd()
+    if folder.exists() and not folder.is_dir():
+        raise InputError(folder, "is a file; give a folder for --format all")
+    return {f: folder / f"{stem}{SUFFIX[f]}" for f in formats}
+
+
+def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.advisor.rules import load_rules
+    from mindinsight_profiler.export.bundle import gather
+    from mindinsight_profiler.export.write import write_format
+    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
+    from mindinsight_profiler.store.cache import Workspace
+    from mindinsight_profiler.store.staging import discover_location
+
+    load_rules(args.rules_dir)  # a bad rule file is reported before minutes of analysis
+    options = configured_options(args)
+    workspace = None if args.no_cache else Workspace(args.workspace)
+    runs = discover_location(args.path, workspace)
+    if not runs:
+        raise InputError(args.path, "no profiler output found")
+    run_ = pick_run(runs, args.worker, args.run)
+    if len(runs) > 1:
+        print(several_runs_note(runs, run_, "reporting on"), file=sys.stderr)
+    file = run_.select(args.worker, args.span)
+    formats = FORMATS if args.format == "all" else (args.format,)
+    targets = _targets(args.output, formats, file_stem(run_.name, file.worker))
+    bundle = gather(file, run_, workspace, options, args.rules_dir)
+    for fmt, target in targets.items():
+        write_format(fmt, bundle, target, args.lang, file, workspace, options)
+        print(f"wrote {target} ({target.stat().st_size:,} bytes)", file=sys.stderr)
+    return 0
