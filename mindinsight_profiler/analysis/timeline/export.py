@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -91,8 +92,10 @@ def _args(cols: dict[str, np.ndarray], texts: dict[bool, np.ndarray]) -> np.ndar
 
 
 def _event_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
-                 category: np.ndarray, pid: np.ndarray, tid: np.ndarray) -> np.ndarray:  # fmt: skip
+                 category: np.ndarray, pid: np.ndarray, tid: np.ndarray,
+                 shift_ns: int = 0) -> np.ndarray:  # fmt: skip
     cols = {c: np.asarray(v[rows]) for c, v in trace.events.items()}
+    cols["start_ns"] = cols["start_ns"] + shift_ns
     cat = np.where(
         cols["cat"] >= 0, texts[False][np.maximum(cols["cat"], 0)], category[cols["kind"]]
     )
@@ -106,8 +109,10 @@ def _event_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
 
 
 def _flow_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
-                pid: np.ndarray, tid: np.ndarray) -> np.ndarray:  # fmt: skip
+                pid: np.ndarray, tid: np.ndarray, shift_ns: int = 0,
+                id_base: int = 0) -> np.ndarray:  # fmt: skip
     fl = {c: np.asarray(v[rows]) for c, v in trace.flows.items()}
+    fl["ts_ns"], fl["flow_id"] = fl["ts_ns"] + shift_ns, fl["flow_id"] + id_base
     phase = np.array([chr(p) for p in range(256)], dtype=_S)[fl["phase"]]
     cat = np.where(fl["cat"] >= 0, texts[False][np.maximum(fl["cat"], 0)], '"flow"')
     bind = np.where(phase == "f", ',"bp":"e"', "")
@@ -115,6 +120,39 @@ def _flow_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
     return ('{"ph":"' + phase + '","id":' + fl["flow_id"].astype(_S) + ',"pid":' + pid[track]
             + ',"tid":' + tid[track] + ',"ts":' + _us(fl["ts_ns"]) + ',"cat":' + cat
             + ',"name":' + cat + bind + "}")  # fmt: skip
+
+
+def _texts(trace: Trace) -> dict[bool, np.ndarray]:
+    strings = trace.strings.to_list()
+    return {False: _json_texts(strings, raw=False), True: _json_texts(strings, raw=True)}
+
+
+def _category() -> np.ndarray:
+    return np.array([json.dumps(_KIND_CATEGORY.get(int(k), "other")) for k in range(256)], _S)
+
+
+def event_chunks(
+    trace: Trace, rows: np.ndarray, pid: str, shift_ns: int = 0, flow_id_base: int = 0
+) -> Iterator[str]:
+    """Chrome-trace lines (joined by ",\n", per chunk) of the events `rows` and of the
+    flows in their time span, all under process `pid` (a JSON scalar's text), each track
+    its own `tid` (its index), times shifted by `shift_ns`, flow ids by `flow_id_base` (so
+    two ranks' arrows never join): one rank of a merged timeline (`export.timeline_json`)."""
+    texts, category = _texts(trace), _category()
+    n = max(len(trace.tracks), 1)
+    pids = np.full(n, pid, dtype=_S)
+    tids = np.arange(n).astype(_S)
+    for i in range(0, len(rows), CHUNK):
+        lines = _event_lines(trace, rows[i : i + CHUNK], texts, category, pids, tids, shift_ns)
+        yield ",\n".join(lines.tolist())
+    if len(rows):
+        ev, fl = trace.events, trace.flows["ts_ns"]
+        lo, hi = int(ev["start_ns"][rows].min()), int(ev["end_ns"][rows].max())
+        flow_rows = np.flatnonzero((fl >= lo) & (fl <= hi))
+        for i in range(0, len(flow_rows), CHUNK):
+            part = flow_rows[i : i + CHUNK]
+            lines = _flow_lines(trace, part, texts, pids, tids, shift_ns, flow_id_base)
+            yield ",\n".join(lines.tolist())
 
 
 def _open_text(path: Path, gz: bool) -> IO[str]:
@@ -148,9 +186,7 @@ def export_chrome_trace(
     start, end = ev["start_ns"], ev["end_ns"]
     rows = np.flatnonzero((start < hi) & ((end > lo) | ((end == start) & (start >= lo))))
     flow_rows = np.flatnonzero((trace.flows["ts_ns"] >= lo) & (trace.flows["ts_ns"] < hi))
-    strings = trace.strings.to_list()
-    texts = {False: _json_texts(strings, raw=False), True: _json_texts(strings, raw=True)}
-    category = np.array([json.dumps(_KIND_CATEGORY.get(int(k), "other")) for k in range(256)], _S)
+    texts, category = _texts(trace), _category()
     pid = np.array([_scalar(t.pid) for t in trace.tracks] or ["0"], dtype=_S)
     tid = np.array([_scalar(t.tid) for t in trace.tracks] or ["0"], dtype=_S)
     meta = [
