@@ -20,6 +20,7 @@ from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERAT
 from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
+from mindinsight_profiler.cli.export_timeline import add_parser as add_export_timeline_parser
 from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.cli.report import add_parser as add_report_parser
 from mindinsight_profiler.cli.report import run as run_report
@@ -73,8 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     add_advise_parser(sub)
     add_cluster_parser(sub)
     add_report_parser(sub)
+    add_export_timeline_parser(sub)
     add_server_parsers(sub)
-    for command in (a, d, *(sub.choices[n] for n in ("advise", "start", "cluster", "report"))):
+    for command in (
+        a,
+        d,
+        *(sub.choices[n] for n in ("advise", "start", "cluster", "report", "export-timeline")),
+    ):
         command.add_argument(
             "--storage-options", metavar="JSON",
             help="keyword arguments of the fsspec filesystem of a URL, e.g. "
@@ -224,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from mindinsight_profiler.cli.cluster import run as run_cluster
 
             return run_cluster(args)
+        if args.command == "export-timeline":
+            from mindinsight_profiler.cli.export_timeline import run as run_export_timeline
+
+            return run_export_timeline(args)
         if args.command in ("start", "stop"):
             from mindinsight_profiler.cli import server
 

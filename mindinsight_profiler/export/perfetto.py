@@ -164,13 +164,15 @@ def _rank_packets(merged: MergedTimeline, i: int, counts: RankCounts) -> Iterato
     for lo in range(0, len(who), CHUNK):
         out = pb.Trace()
         add = out.packet.add
-        w, k, t = who[lo : lo + CHUNK], kind[lo : lo + CHUNK], ts[lo : lo + CHUNK] + off
-        for e, typ, stamp in zip(w.tolist(), k.tolist(), t.tolist(), strict=True):
-            te = pb.TrackEvent(type=typ, track_uuid=int(track_uuid[e]))
+        w = who[lo : lo + CHUNK]
+        columns = (kind[lo : lo + CHUNK], ts[lo : lo + CHUNK] + off, track_uuid[w], iids[w])
+        for typ, stamp, uuid, iid in zip(*(c.tolist() for c in columns), strict=True):
+            te = add(
+                timestamp=stamp, trusted_packet_sequence_id=seq, sequence_flags=_NEEDS
+            ).track_event
+            te.type, te.track_uuid = typ, uuid  # setting fields: half the time of a kwargs copy
             if typ != END:
-                te.name_iid = int(iids[e])
-            add(timestamp=stamp, trusted_packet_sequence_id=seq, sequence_flags=_NEEDS,
-                track_event=te)  # fmt: skip
+                te.name_iid = iid
         yield out.SerializeToString()
 
 

@@ -68,20 +68,19 @@ def slice_edges(track: np.ndarray, start: np.ndarray, end: np.ndarray,
     Instants are one edge each.
     """
     n = len(start)
-    idx = np.arange(n, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int32)  # narrow columns: 2 n edges of a 1 M-event rank
     zero = (end == start) & ~instant
     pos = ~zero & ~instant
-    cls_b = np.where(instant, 2, np.where(zero, 2, 1))
-    cls_e = np.where(zero, 2, 0)
-    # keys per edge: begin then end of each event
-    ev = np.concatenate([idx, idx])
-    kind = np.concatenate([np.where(instant, INSTANT, BEGIN), np.full(n, END)])
-    ts = np.concatenate([start, end])
-    cls = np.concatenate([cls_b, cls_e])
-    k1 = np.concatenate([np.where(pos, -end, idx), np.where(pos, -start, idx)])
-    k2 = np.concatenate([np.where(pos, idx, 0), np.where(pos, -idx, 1)])
-    trk = np.concatenate([track, track])
     keep = np.concatenate([np.ones(n, dtype=bool), ~instant])
-    ev, kind, ts, cls, k1, k2, trk = (a[keep] for a in (ev, kind, ts, cls, k1, k2, trk))
+    ev = np.concatenate([idx, idx])[keep]
+    kind = np.concatenate([np.where(instant, INSTANT, BEGIN), np.full(n, END)]).astype(np.int8)
+    kind = kind[keep]
+    ts = np.concatenate([start, end])[keep]
+    cls = np.concatenate([np.where(zero | instant, 2, 1), np.where(zero, 2, 0)]).astype(np.int8)
+    cls = cls[keep]
+    k1 = np.concatenate([np.where(pos, -end, idx), np.where(pos, -start, idx)])[keep]
+    k2 = np.concatenate([np.where(pos, idx, 0), np.where(pos, -idx, 1)]).astype(np.int32)[keep]
+    trk = np.concatenate([track, track]).astype(np.int32)[keep]
     order = np.lexsort((k2, k1, cls, trk, ts))
+    del k1, k2, cls, trk
     return ev[order], kind[order], ts[order]

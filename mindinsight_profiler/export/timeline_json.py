@@ -25,6 +25,12 @@ from mindinsight_profiler.export.ranks import TIMELINE_EXPORT_VERSION, MergedTim
 ADVISOR_TID = 999_999
 
 
+def _us(ns: int) -> str:
+    """Exact decimal microseconds (a double would round epoch ns)."""
+    sign, ns = ("-", -ns) if ns < 0 else ("", ns)
+    return f"{sign}{ns // 1000}.{ns % 1000:03d}"
+
+
 def _meta(pid: int, tid: int | None, name: str, value: object) -> str:
     doc: dict[str, object] = {"ph": "M", "name": name, "pid": pid, "args": {"name": value}}
     if name.endswith("sort_index"):
@@ -53,10 +59,9 @@ def _rank_lines(merged: MergedTimeline, i: int, counts: RankCounts) -> list[str]
     if notes:
         out.append(_meta(pid, ADVISOR_TID, "thread_name", "advisor"))
     for a in notes:
-        out.append(json.dumps({
-            "ph": "X", "cat": "advisor", "name": a.name, "pid": pid, "tid": ADVISOR_TID,
-            "ts": a.start_ns / 1000, "dur": (a.end_ns - a.start_ns) / 1000,
-        }))  # fmt: skip
+        where = f'"pid":{pid},"tid":{ADVISOR_TID},"ts":{_us(a.start_ns)}'
+        out.append(f'{{"ph":"X","cat":"advisor","name":{json.dumps(a.name)},{where},'
+                   f'"dur":{_us(a.end_ns - a.start_ns)}}}')  # fmt: skip
     return out
 
 

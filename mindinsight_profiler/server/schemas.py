@@ -132,6 +132,29 @@ class ExportQuery(WindowQuery):
     gzip = fields.Boolean(load_default=True)
 
 
+class ExportRanksQuery(Schema):
+    """Several ranks of the run on one timeline: which ranks, the file format, a window in
+    ns relative to the merged timeline's start (the earliest aligned start of the ranks)."""
+
+    class Meta:
+        unknown = RAISE
+
+    span = _name(metadata={"description": "span of every worker (default: each one's first)"})
+    ranks = fields.String(
+        load_default="all",
+        validate=validate.Regexp(r"^(all|\d{1,9}(,\d{1,9}){0,4095})$"),
+        metadata={"description": "all, or comma-separated rank numbers (e.g. 0,3)"},
+    )
+    format = fields.String(load_default="perfetto", validate=validate.OneOf(("perfetto", "json")))
+    start_ns = fields.Integer(validate=validate.Range(min=0))
+    end_ns = fields.Integer(validate=validate.Range(min=1))
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("end_ns", 1 << 62) <= data.get("start_ns", 0):
+            raise ValidationError("must be after start_ns", field_name="end_ns")
+
+
 class AdviceQuery(Query):
     min_severity = fields.String(load_default="low", validate=validate.OneOf(SEVERITIES))
 

@@ -19,6 +19,16 @@ from flask import Blueprint, Response
 from mindinsight_profiler.analysis.timeline.event import event_depth, event_details
 from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
 from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
+from mindinsight_profiler.export.ranks import (
+    RankInput,
+    annotations_of,
+    distinct_ranks,
+    merge,
+    parse_ranks,
+    pick_ranks,
+    rank_number,
+)
+from mindinsight_profiler.export.timeline import SUFFIX, write_merged
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.errors import ApiError
@@ -113,4 +123,54 @@ def timeline_export(run: str, p: dict[str, Any]) -> Response:
         "Content-Length": str(Path(name).stat().st_size),
     }
     mime = "application/gzip" if p["gzip"] else "application/json"
+    return Response(_stream(Path(name)), mimetype=mime, headers=headers)
+
+
+@endpoint(bp, "/runs/<run>/timeline/export-ranks", schemas.ExportRanksQuery, None)
+def timeline_export_ranks(run: str, p: dict[str, Any]) -> Response:
+    """Download several ranks on one timeline (Perfetto protobuf, or Chrome-trace JSON):
+    each rank a process, clocks aligned, the advisor's evidence ranges as annotations."""
+    entry = services().registry.get(run)
+    targets = {w: access.resolve(run, w, p.get("span")) for w in entry.run.workers}
+    found = []
+    for position, (worker, target) in enumerate(targets.items()):
+        trace = access.trace(target)
+        found.append(RankInput(rank_number(trace, position), worker, trace))
+    try:
+        picked = pick_ranks(distinct_ranks(found), parse_ranks(p["ranks"]))
+    except ValueError as exc:
+        raise ApiError(400, "bad_parameter", f"ranks: {exc}", parameter="ranks") from None
+    ranks, missing = [], []
+    for r in picked:
+        try:  # the advice follows the analysis; a rank without it yet has no annotations
+            notes = annotations_of(access.advice(targets[r.worker]))
+        except ApiError as exc:
+            if exc.status != 409:
+                raise
+            notes, missing = (), [*missing, r.worker]
+        ranks.append(RankInput(r.rank, r.worker, r.trace, notes))
+    window = None
+    if "start_ns" in p or "end_ns" in p:
+        window = (p.get("start_ns", 0), p.get("end_ns", 1 << 62))
+    try:
+        merged = merge(ranks, window)
+    except ValueError as exc:
+        raise ApiError(400, "bad_parameter", f"start_ns: {exc}", parameter="start_ns") from None
+    suffix = SUFFIX[p["format"]]
+    fd, name = tempfile.mkstemp(prefix="mindinsight-ranks-", suffix=suffix)
+    os.close(fd)
+    try:
+        write_merged(merged, name, p["format"])
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{entry.name}-timeline")
+    headers = {
+        "Content-Disposition": f'attachment; filename="{label}{suffix}"',
+        "Content-Length": str(Path(name).stat().st_size),
+        "X-Clock-Alignment": merged.alignment.method,
+    }
+    if missing:
+        headers["X-Advice-Missing"] = ",".join(missing)
+    mime = "application/json" if p["format"] == "json" else "application/octet-stream"
     return Response(_stream(Path(name)), mimetype=mime, headers=headers)

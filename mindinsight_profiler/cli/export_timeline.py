@@ -1,0 +1,102 @@
+"""`mindinsight export-timeline RUN`: several ranks of a run on one timeline.
+
+Writes a Perfetto trace (native protobuf; `--format json` for Chrome-trace JSON) with each
+rank as its own process, the clocks aligned by the ranks' shared collectives when they
+differ (docs/export.md), and the advisor's evidence ranges on each rank's "advisor" track.
+`--window t0:t1` is in milliseconds from the merged timeline's start. A run of one worker
+is fine (one process). An unknown rank, a malformed or empty window: exit 2, one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.sources import parse_location
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export-timeline",
+        help="write several ranks of a run onto one Perfetto timeline",
+        description="Each rank becomes a process of one Perfetto trace (open it at "
+        "ui.perfetto.dev), its clock aligned onto the first selected rank's by the ranks' "
+        "shared collectives when the wall clocks differ; the advisor's evidence ranges are "
+        "slices on each rank's 'advisor' track.",
+    )
+    p.add_argument("path", type=parse_location, help="a run folder (its ranks' traces)")
+    p.add_argument("--ranks", default="all", help="all (default) or rank numbers, e.g. 0,3,5")
+    p.add_argument(
+        "--window", metavar="T0:T1",
+        help="only events overlapping [T0, T1), in ms from the merged timeline's start "
+             "(e.g. 120:250.5; an empty side is open)",
+    )  # fmt: skip
+    p.add_argument("-o", "--output", type=Path, help="output file (default: <run>.<format>)")
+    p.add_argument("--format", choices=("perfetto", "json"), default="perfetto")
+    p.add_argument("--run", help="run to read when the folder holds several (its name)")
+    p.add_argument("--span", help="span of every worker (default: each worker's first)")
+    p.add_argument("--no-advice", action="store_true", help="leave out the advisor's ranges")
+    p.add_argument(
+        "--rules-dir", action="append", default=[], type=Path,
+        help="a folder of extra rule files (repeatable); same id replaces a rule",
+    )  # fmt: skip
+    add_device_option(p)
+    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.advisor.rules import load_rules
+    from mindinsight_profiler.cli.report import file_stem
+    from mindinsight_profiler.export.ranks import merge, parse_ranks, parse_window
+    from mindinsight_profiler.export.timeline import SUFFIX, gather_ranks, write_merged
+    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
+    from mindinsight_profiler.store.cache import Workspace
+    from mindinsight_profiler.store.staging import discover_location
+
+    try:
+        wanted = parse_ranks(args.ranks)
+        window = parse_window(args.window) if args.window is not None else None
+    except ValueError as exc:
+        raise InputError(args.path, str(exc)) from None
+    load_rules(args.rules_dir)  # a bad rule file is reported before any analysis
+    options = configured_options(args)
+    workspace = Workspace(args.workspace)
+    runs = discover_location(args.path, workspace)
+    if not runs:
+        raise InputError(args.path, "no profiler output found")
+    target = pick_run(runs, None, args.run)
+    if len(runs) > 1:
+        print(several_runs_note(runs, target, "exporting the ranks of"), file=sys.stderr)
+    began = time.perf_counter()
+    try:
+        ranks = gather_ranks(
+            target, wanted, workspace, options, args.rules_dir, args.span, not args.no_advice
+        )
+        merged = merge(ranks, window)
+    except ValueError as exc:
+        raise InputError(args.path, str(exc)) from None
+    out = args.output or Path(file_stem(target.name, "timeline") + SUFFIX[args.format])
+    counts = write_merged(merged, out, args.format)
+    a = merged.alignment
+    clocks = (
+        "wall clocks kept"
+        if a.method == "wall_clock"
+        else "clocks aligned by collectives: "
+        + ", ".join(
+            f"rank {r.rank} {o / 1000:+.1f} us"
+            for r, o in zip(merged.ranks, a.offsets_ns, strict=True)
+        )
+    )
+    events = sum(c.slices for c in counts)
+    notes = sum(c.annotations for c in counts)
+    print(
+        f"wrote {out} ({out.stat().st_size:,} bytes): {len(counts)} ranks, {events:,} events, "
+        f"{notes} advisor ranges; {clocks} ({a.matched} collective pairs); "
+        f"{time.perf_counter() - began:.2f} s",
+        file=sys.stderr,
+    )
+    return 0
