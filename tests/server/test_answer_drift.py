@@ -77,7 +77,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "memory/operators": [{}],
 }
 #: Routes that answer with a file, not JSON.
-DOWNLOADS = {"/runs/<run>/timeline/export"}
+DOWNLOADS = {"/runs/<run>/timeline/export", "/runs/<run>/timeline/export-ranks"}
 
 
 class Served:

@@ -140,14 +140,16 @@ def timeline_export_ranks(run: str, p: dict[str, Any]) -> Response:
         picked = pick_ranks(distinct_ranks(found), parse_ranks(p["ranks"]))
     except ValueError as exc:
         raise ApiError(400, "bad_parameter", f"ranks: {exc}", parameter="ranks") from None
-    ranks, missing = [], []
+    ranks: list[RankInput] = []
+    missing: list[str] = []
     for r in picked:
         try:  # the advice follows the analysis; a rank without it yet has no annotations
             notes = annotations_of(access.advice(targets[r.worker]))
         except ApiError as exc:
             if exc.status != 409:
                 raise
-            notes, missing = (), [*missing, r.worker]
+            notes = ()
+            missing.append(r.worker)
         ranks.append(RankInput(r.rank, r.worker, r.trace, notes))
     window = None
     if "start_ns" in p or "end_ns" in p:
