@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mindinsight_profiler.export.perfetto import track_label
@@ -26,6 +27,7 @@ from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
 from tests.integration.cli import run_cli
 from tests.perfetto_read import read_perfetto
+from tests.tracegen import kernel, op, write_trace
 
 HTA = "hta/trace_filter"
 MS_CLUSTER = "mindspore_legacy/cluster_propose"
@@ -88,7 +90,7 @@ def test_merged_perfetto_trace_reads_back_with_the_models_counts(
         if run == ASCEND:
             assert len(notes) >= 10  # idle gaps, online compiles, blocking syncs
         print(f"{run} rank {r.rank}: {sum(got.values())} slices on {len(model_tracks)} tracks "
-              f"({len(tracks)} with overlap lanes and advisor), {len(notes)} annotations")  # fmt: skip
+              f"({len(tracks)} with lanes), {len(notes)} annotations")  # fmt: skip
     print(f"{run}: {out.stat().st_size:,} bytes, clocks {merged.alignment}")
 
 
@@ -153,3 +155,34 @@ def test_a_run_of_one_worker_is_one_process(workspace: Path, tmp_path: Path) -> 
     rb = read_perfetto(out)
     assert len(rb.processes) == 1 and not any(n.startswith("advisor")
                                               for _, n in rb.tracks.values())  # fmt: skip
+
+
+def test_cli_aligns_a_planted_clock_offset(workspace: Path, tmp_path: Path) -> None:
+    """Two ranks of one job whose all-reduces end together, rank 1's clock 3 ms ahead:
+    the export shifts rank 1 by -3 ms (within 5 us), so its calls end with rank 0's."""
+    job = tmp_path / "job"
+    job.mkdir()
+    rng = np.random.default_rng(1)
+    for rank, clock_us in ((0, 0.0), (1, 3000.0)):
+        events = []
+        for k in range(20):
+            end = 1_000_000.0 + 10_000 * (k + 1) + clock_us + float(rng.integers(-2, 3))
+            wait = float(rng.integers(100, 4000))
+            start = end - 300 - wait
+            events.append(op("nccl:all_reduce", start - 20, 10, cat="user_annotation"))
+            events.append(kernel("ncclKernel_AllReduce_RING_LL_Sum_float", start, end - start,
+                                 corr=k + 1))  # fmt: skip
+            events.append(kernel("volta_sgemm_128x64_nn", start - 900, 500, corr=1000 + k))
+        info = {"rank": rank, "world_size": 2, "backend": "nccl"}
+        write_trace(job / f"rank{rank}.pt.trace.json", events, distributedInfo=info)
+    out = tmp_path / "job.json"
+    export(job, workspace, out, "--format", "json", "--no-advice")
+    offsets = json.loads(out.read_text())["clockAlignment"]
+    assert offsets["method"] == "collectives" and offsets["matched"] == 20
+    assert abs(offsets["offsets_ns"]["1"] + 3_000_000) <= 5_000 and offsets["offsets_ns"]["0"] == 0
+    back = read_kineto(out)
+    ev = back.events
+    comm = back.names_matching(lambda s: s.startswith("ncclKernel"))
+    ends = {pid: np.sort(ev["end_ns"][comm & np.isin(ev["track"], [i for i, t in
+            enumerate(back.tracks) if t.pid == pid])]) for pid in ("0", "1")}  # fmt: skip
+    assert np.abs(ends["0"] - ends["1"]).max() <= 10_000  # 2 us jitter each, 5 us estimate

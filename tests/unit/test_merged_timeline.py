@@ -217,3 +217,5 @@ def test_chrome_json_has_a_process_per_rank_and_reads_back(tmp_path: Path) -> No
     assert len(back) == 2 * len(ROWS) + 1
     mm = back.events["start_ns"][back.names_matching(lambda s: s == "mm")]
     assert sorted(mm.tolist()) == [T0 + 100, T0 + 600]  # rank 2: +1000 on its clock, -500
+    mm_end = back.events["end_ns"][back.names_matching(lambda s: s == "mm")]
+    assert sorted(mm_end.tolist()) == [T0 + 200, T0 + 700]  # the end moves with the start

@@ -95,7 +95,7 @@ def _event_lines(trace: Trace, rows: np.ndarray, texts: dict[bool, np.ndarray],
                  category: np.ndarray, pid: np.ndarray, tid: np.ndarray,
                  shift_ns: int = 0) -> np.ndarray:  # fmt: skip
     cols = {c: np.asarray(v[rows]) for c, v in trace.events.items()}
-    cols["start_ns"] = cols["start_ns"] + shift_ns
+    cols["start_ns"], cols["end_ns"] = cols["start_ns"] + shift_ns, cols["end_ns"] + shift_ns
     cat = np.where(
         cols["cat"] >= 0, texts[False][np.maximum(cols["cat"], 0)], category[cols["kind"]]
     )
