@@ -79,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
         merged = merge(ranks, window)
     except ValueError as exc:
         raise InputError(args.path, str(exc)) from None
-    out = args.output or Path(file_stem(target.name, "timeline") + SUFFIX[args.format])
+    name = file_stem(target.name, "timeline") + SUFFIX[args.format]
+    out = args.output or Path(name)
+    if out.is_dir():
+        out = out / name
     counts = write_merged(merged, out, args.format)
     a = merged.alignment
     clocks = (

@@ -120,7 +120,7 @@ def _head(merged: MergedTimeline, i: int, counts: RankCounts, vtracks: list[tupl
     for a, lane in sorted(zip(notes, lanes, strict=True), key=lambda x: x[0].start_ns):
         uuid = proc + _ADVISOR_BASE + lane
         add(
-            timestamp=a.start_ns,
+            timestamp=max(a.start_ns, 0),
             trusted_packet_sequence_id=seq,
             track_event=pb.TrackEvent(
                 type=BEGIN, track_uuid=uuid, name=a.name, categories=["advisor"]

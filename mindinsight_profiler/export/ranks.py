@@ -14,7 +14,7 @@ when it overlaps the window (whole, as the one-rank Chrome export keeps it).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -158,6 +158,9 @@ def merge(ranks: Sequence[RankInput], window_ns: tuple[int, int] | None = None) 
     if not starts:
         raise ValueError("the selected ranks hold no events")
     origin = min(starts)
+    if origin < 0:  # a rank moved before the epoch: all move together (Perfetto's are >= 0)
+        alignment = replace(alignment, offsets_ns=[o - origin for o in alignment.offsets_ns])
+        origin = 0
     lo, hi = window_ns if window_ns is not None else (0, 1 << 62)
     merged = MergedTimeline(tuple(ranks), alignment, origin, origin + lo, origin + hi)
     if window_ns is not None and not any(len(merged.rows(i)) for i in range(len(ranks))):

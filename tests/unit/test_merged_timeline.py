@@ -51,13 +51,16 @@ ROWS = [
 ]  # fmt: skip
 
 
-def make_rank(rank: int, shift: int = 0, notes: tuple[Annotation, ...] = ()) -> RankInput:
+def make_rank(
+    rank: int, shift: int = 0, notes: tuple[Annotation, ...] = (), k: str = "k"
+) -> RankInput:
+    """ROWS as rank `rank`'s events, `shift` ns later; `k` names the twin events."""
     strings = StringTable()
     ev = empty_columns(EVENT_COLUMNS, len(ROWS))
     for i, (track, start, end, name) in enumerate(ROWS):
-        ev["track"][i], ev["name"][i] = track, strings.intern(name)
+        ev["track"][i], ev["name"][i] = track, strings.intern(k if name == "k" else name)
         ev["start_ns"][i], ev["end_ns"][i] = T0 + shift + start, T0 + shift + end
-        ev["kind"][i] = Kind.INSTANT if name == "tick" else Kind.CPU_OP
+        ev["kind"][i] = {"tick": Kind.INSTANT, "k": Kind.KERNEL}.get(name, Kind.CPU_OP)
     tracks = [Track("1", "1", "host", "main"), Track("0", "7", "GPU 0", "stream 7", True)]
     trace = Trace(ev, empty_columns(MEMORY_COLUMNS, 0), empty_columns(FLOW_COLUMNS, 0), strings,
                   tracks, meta={"distributed_info": {"rank": rank}})  # fmt: skip
@@ -219,3 +222,24 @@ def test_chrome_json_has_a_process_per_rank_and_reads_back(tmp_path: Path) -> No
     assert sorted(mm.tolist()) == [T0 + 100, T0 + 600]  # rank 2: +1000 on its clock, -500
     mm_end = back.events["end_ns"][back.names_matching(lambda s: s == "mm")]
     assert sorted(mm_end.tolist()) == [T0 + 200, T0 + 700]  # the end moves with the start
+
+
+def test_ranks_moved_before_zero_move_together(tmp_path: Path) -> None:
+    """Perfetto's timestamps are unsigned: when aligning would move an event before zero
+    (rank 0's clock near zero, rank 1 ahead with an earlier event), every rank moves by
+    the same amount, so their alignment is kept."""
+    ranks = [make_rank(r, k="ncclKernel_AllReduce") for r in (0, 1)]
+    first = ranks[0].trace.events
+    first["start_ns"] -= T0  # rank 0: a clock near zero
+    first["end_ns"] -= T0
+    late = ranks[1].trace.names_matching(lambda s: s == "late")
+    ranks[1].trace.events["start_ns"][late] = T0 - 5000  # before rank 1's collective
+    ranks[1].trace.events["end_ns"][late] = T0 - 4000
+    merged = merge(ranks)
+    assert merged.alignment.method == "collectives" and merged.origin_ns == 0
+    assert merged.alignment.offsets_ns == [5000, 5000 - T0]
+    write_perfetto(merged, tmp_path / "t.pftrace")
+    rb = read_perfetto(tmp_path / "t.pftrace")
+    for i in range(2):
+        got, _ = read_rank(rb, merged.ranks[i].label)
+        assert got == expected(merged, i)
