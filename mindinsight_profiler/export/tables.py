@@ -15,8 +15,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from mindinsight_profiler.analysis.memory.ledger import Ledger, memory_ledgers
 from mindinsight_profiler.analysis.operators.stats import op_tree
 from mindinsight_profiler.analysis.operators.tables import operator_table
@@ -252,10 +250,3 @@ def tables(bundle: ReportBundle, trace: Trace | None, lang: str = "en") -> Itera
     yield links(bundle)
     yield findings(bundle, lang)
     yield evidence(bundle, zero, lang)
-
-
-def finite(value: Any) -> Any:
-    """A cell's value: numbers that are not finite become None (an empty cell)."""
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value

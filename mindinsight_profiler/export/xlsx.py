@@ -11,6 +11,7 @@ and renamed over it: a reader never sees half a workbook.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -24,7 +25,7 @@ from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.export.bundle import EXPORT_SCHEMA_VERSION, ReportBundle, trace_of
 from mindinsight_profiler.export.columns import Column
 from mindinsight_profiler.export.headline import device_name, figures
-from mindinsight_profiler.export.tables import Table, finite, tables
+from mindinsight_profiler.export.tables import Table, tables
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.store.cache import Workspace
 
@@ -40,6 +41,8 @@ WORKBOOK_OPTIONS = {"constant_memory": True, "strings_to_numbers": False,
 MAX_ROWS = 1_048_576
 MAX_CELL_CHARS = 32_767
 MIN_WIDTH, MAX_WIDTH = 8, 60
+#: Rows whose cells set the column widths.
+WIDTH_ROWS = 2000
 
 
 class _Sheet:
@@ -49,16 +52,21 @@ class _Sheet:
                  formats: dict[str, Format], header: Format) -> None:  # fmt: skip
         self.ws, self.columns, self.formats = ws, columns, formats
         self.widths = [len(c.header(lang)) * (2 if lang == "zh" else 1) + 2 for c in columns]
+        self.cell_formats = [formats.get(c.fmt) for c in columns]
         for i, c in enumerate(columns):
             ws.write_string(0, i, c.header(lang), header)
         self.row = 1
 
     def write(self, values: list[Any], fmts: list[str] | None = None) -> None:
-        """One row; `fmts`: each cell's number format key (default: its column's)."""
+        """One row; `fmts`: each cell's number format key (default: its column's). The
+        widths are measured on the first `WIDTH_ROWS` rows (a long table costs no more)."""
+        cell_formats = self.cell_formats if fmts is None else [self.formats.get(f) for f in fmts]
+        measure = self.row <= WIDTH_ROWS
         for i, value in enumerate(values):
-            fmt = fmts[i] if fmts is not None else self.columns[i].fmt
-            width = _cell(self.ws, self.row, i, finite(value), self.formats.get(fmt))
-            if width > self.widths[i]:
+            if value is None:
+                continue
+            width = _cell(self.ws, self.row, i, value, cell_formats[i])
+            if measure and width > self.widths[i]:
                 self.widths[i] = width
         self.row += 1
 
@@ -75,19 +83,21 @@ class _Sheet:
 
 
 def _cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Format | None) -> int:
-    """Write one value as its type; the width it needs (characters)."""
-    if value is None:
-        return 0
-    if isinstance(value, bool):
+    """Write one value (not None) as its type; the width it needs (characters). A number
+    that is not finite is an empty cell (a workbook has no NaN)."""
+    kind = type(value)
+    if kind is str:
+        ws.write_string(row, col, value[:MAX_CELL_CHARS])
+        return len(value) if "\n" not in value else max(map(len, value.splitlines()))
+    if kind is bool:
         ws.write_boolean(row, col, value)
         return 5
-    if isinstance(value, (int, float)):
+    if kind is int or kind is float or isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            return 0
         ws.write_number(row, col, value, fmt)
-        return len(f"{value:,.3f}") if isinstance(value, float) else len(f"{value:,}")
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-    text = text[:MAX_CELL_CHARS]
-    ws.write_string(row, col, text)
-    return max((len(line) for line in text.splitlines()), default=0)
+        return len(str(value)) + 2
+    return _cell(ws, row, col, json.dumps(value, separators=(",", ":")), fmt)
 
 
 def _summary_rows(bundle: ReportBundle, lang: str) -> list[tuple[str, Any, str | None]]:
