@@ -34,7 +34,7 @@ def device_name(report: dict[str, Any]) -> str:
     """The device as the report names it: the GPU's own name, the performance model's,
     else the device type."""
     gpu, perf = report.get("gpu"), report.get("perf_model")
-    if gpu and gpu.get("devices"):
+    if gpu and gpu.get("devices") and gpu["devices"][0].get("name"):
         return str(gpu["devices"][0]["name"])
     if perf and perf["device"].get("name"):
         return str(perf["device"]["name"])
@@ -42,18 +42,21 @@ def device_name(report: dict[str, Any]) -> str:
 
 
 def memory_peak(report: dict[str, Any]) -> tuple[str, int] | None:
-    """(device, bytes) of the largest allocated peak, an accelerator's before the host's;
-    a device that records only reserved memory counts with that."""
+    """(where, bytes) of the largest peak, an accelerator's before the host's; a device
+    that records only reserved memory (an Ascend component) counts with that. `where`
+    names the device and which total it is."""
     section = report.get("memory")
     found = []
     for d in section["devices"] if section else []:
-        peak = d.get("peak_allocated") or d.get("peak_reserved")
+        kind = "allocated" if d.get("peak_allocated") else "reserved"
+        peak = d.get(f"peak_{kind}")
         if peak:
-            found.append((not d["device"].startswith("CPU"), int(peak["bytes"]), d["device"]))
+            accel = not d["device"].startswith("CPU")
+            found.append((accel, int(peak["bytes"]), f"{d['device']}, {kind}"))
     if not found:
         return None
-    _, nbytes, device = max(found)
-    return device, nbytes
+    _, nbytes, where = max(found)
+    return where, nbytes
 
 
 def _step_figures(r: dict[str, Any], avg: float) -> list[Figure]:

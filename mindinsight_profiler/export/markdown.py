@@ -79,26 +79,28 @@ _L = {
            "kernels": "Top kernels (by total time)", "op": "Operator", "kernel": "Kernel",
            "calls": "Calls", "dev": "Device self (ms)", "host": "Host self (ms)",
            "total": "Total (ms)", "mean": "Mean (us)", "where": "Where to look",
-           "more": "more", "together": "together they could save"},
+           "more": "more", "together": "together they could save", "run": "run",
+           "device": "device", "source": "source"},
     "zh": {"title": "性能摘要", "figure": "指标", "value": "数值", "share": "占迭代比例",
            "findings": "主要发现", "none": "没有发现问题。", "sev": "严重程度",
            "finding": "发现", "saving": "可节省 (ms/迭代)", "action": "首要建议",
            "ops": "耗时最多的算子 (按设备自身耗时)", "kernels": "耗时最多的计算核 (按总耗时)",
            "op": "算子", "kernel": "计算核", "calls": "调用次数", "dev": "设备自身 (ms)",
            "host": "主机自身 (ms)", "total": "总耗时 (ms)", "mean": "平均 (us)",
-           "where": "下一步看哪里", "more": "更多", "together": "合计可节省"},
+           "where": "下一步看哪里", "more": "更多", "together": "合计可节省", "run": "运行",
+           "device": "设备", "source": "来源"},
 }  # fmt: skip
 
 
-def _identity(b: ReportBundle) -> list[str]:
+def _identity(b: ReportBundle, t: dict[str, str]) -> list[str]:
     r = b.report
-    parts = [f"run {cell(b.run)}", f"worker {cell(b.worker)}"]
+    parts = [f"{t['run']} {cell(b.run)}", f"worker {cell(b.worker)}"]
     if b.span:
         parts.append(f"span {cell(b.span)}")
-    parts += [f"device {cell(device_name(r))} ({r.get('device_type')})",
+    parts += [f"{t['device']} {cell(device_name(r))} ({r.get('device_type')})",
               f"{r.get('framework')} / {r.get('format')}",
               f"mindinsight_profiler {b.version}, {b.generated_at}"]  # fmt: skip
-    return [" · ".join(parts), "", f"source: {cell(b.source, 200)}"]
+    return [" · ".join(parts), "", f"{t['source']}: {cell(b.source, 200)}"]
 
 
 def _figures(b: ReportBundle, t: dict[str, str], lang: str) -> list[str]:
@@ -176,7 +178,7 @@ def render_markdown(bundle: ReportBundle, lang: str = "en") -> str:
     """Headline figures, top findings and where to look, as Markdown."""
     t = _L["zh" if lang == "zh" else "en"]
     out = [f"# {t['title']}: {cell(bundle.run)} / {cell(bundle.worker)}", "",
-           *_identity(bundle), "", *_figures(bundle, t, lang), "",
+           *_identity(bundle, t), "", *_figures(bundle, t, lang), "",
            *_findings(bundle, t, lang), *_operators(bundle, t), *_kernels(bundle, t),
            "", f"## {t['where']}", "", *_where(bundle, lang)]  # fmt: skip
     return "\n".join(out) + "\n"

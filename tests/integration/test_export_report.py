@@ -327,7 +327,8 @@ def test_markdown_figures_are_the_reports(cases: dict[str, Case], key: str) -> N
     if key == "kineto":  # the accelerator's peak, not the host's
         cuda = next(d for d in r["memory"]["devices"] if d["device"] == "CUDA:0")
         assert (
-            got["Memory peak (CUDA:0)"][0] == f"{cuda['peak_allocated']['bytes'] / 2**30:,.2f} GiB"
+            got["Memory peak (CUDA:0, allocated)"][0]
+            == f"{cuda['peak_allocated']['bytes'] / 2**30:,.2f} GiB"
         )
         assert "MFU (V100 SXM2 32GB)" in got
     if key == "ascend":
