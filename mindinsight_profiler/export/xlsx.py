@@ -61,14 +61,22 @@ class _Sheet:
         """One row; `fmts`: each cell's number format key (default: its column's). The
         widths are measured on the first `WIDTH_ROWS` rows (a long table costs no more)."""
         cell_formats = self.cell_formats if fmts is None else [self.formats.get(f) for f in fmts]
-        measure = self.row <= WIDTH_ROWS
-        for i, value in enumerate(values):
-            if value is None:
-                continue
-            width = _cell(self.ws, self.row, i, value, cell_formats[i])
-            if measure and width > self.widths[i]:
-                self.widths[i] = width
+        row, ws = self.row, self.ws
         self.row += 1
+        if row <= WIDTH_ROWS:
+            for i, value in enumerate(values):
+                if value is not None:
+                    self.widths[i] = max(self.widths[i], _cell(ws, row, i, value, cell_formats[i]))
+            return
+        # past the measured rows: the common types inline (a long table is mostly this loop)
+        for i, value in enumerate(values):
+            kind = type(value)
+            if kind is str and len(value) <= MAX_CELL_CHARS:
+                ws.write_string(row, i, value)
+            elif kind is int:
+                ws.write_number(row, i, value, cell_formats[i])
+            elif value is not None:
+                _cell(ws, row, i, value, cell_formats[i])
 
     def note(self, text: str, fmt: Format) -> None:
         self.ws.write_string(self.row, 0, text, fmt)

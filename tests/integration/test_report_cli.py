@@ -120,3 +120,14 @@ def test_hostile_names_are_kept_whole_in_the_workbook(trace_dir: Path, tmp_path:
     assert HOSTILE in names
     kernels = [r[0] for r in book[C.KERNELS.en].iter_rows(min_row=2, values_only=True)]
     assert KERNEL in kernels
+
+
+def test_a_table_past_excels_row_limit_is_cut_with_a_note(
+    trace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mindinsight_profiler.export.xlsx.MAX_ROWS", 3)  # header + 1 row
+    out = tmp_path / "r.xlsx"
+    assert _report(trace_dir, tmp_path / "ws", "--format", "xlsx", "-o", str(out)) == 0
+    rows = list(openpyxl.load_workbook(out)[C.OPERATORS.en].iter_rows(values_only=True))
+    assert len(rows) == 3 and rows[1][1] == 3  # one operator (3 calls), then the note
+    assert rows[2][0].startswith("cut at Excel's 3 rows")
