@@ -35,6 +35,9 @@ NO_MEMORY: Note = ("no memory records: profile with profile_memory=True",
                    "没有内存记录：请以 profile_memory=True 采集")  # fmt: skip
 CURVE_ONLY: Note = ("the memory records hold totals only, no allocation events",
                     "内存记录只有总量，没有分配事件")  # fmt: skip
+NO_OPERATORS: Note = ("no framework operators in the trace (device operators are under Kernels "
+                      "and Operator types)",
+                      "trace 中没有框架算子 (设备算子见计算核和算子类型)")  # fmt: skip
 NO_COMMUNICATION: Note = ("no collective communication in this worker",
                           "此 worker 没有集合通信")  # fmt: skip
 NO_LINKS: Note = ("the input records no link bandwidth (Ascend communication_matrix and "
@@ -100,8 +103,7 @@ def step_trace(bundle: ReportBundle) -> Table:
 
 def operators(bundle: ReportBundle) -> Table:
     rows = bundle.report["operators"]
-    return _table(C.OPERATORS, rows, None if rows else ("no operators in the trace",
-                                                        "trace 中没有算子"))  # fmt: skip
+    return _table(C.OPERATORS, rows, None if rows else NO_OPERATORS)
 
 
 def _shape_rows(table: dict[str, list[Any]]) -> Iterator[Row]:
@@ -119,7 +121,7 @@ def operators_by_shape(trace: Trace | None) -> Table:
         return _table(C.OPERATORS_BY_SHAPE, [], NO_TRACE)
     table = operator_table(trace, op_tree(trace), "name_input")
     if not table["name"]:
-        return _table(C.OPERATORS_BY_SHAPE, [], ("no operators in the trace", "trace 中没有算子"))
+        return _table(C.OPERATORS_BY_SHAPE, [], NO_OPERATORS)
     return _table(C.OPERATORS_BY_SHAPE, _shape_rows(table))
 
 
