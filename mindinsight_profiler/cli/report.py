@@ -8,6 +8,7 @@ current folder, named after the run and worker); the user's profiler output is o
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -59,6 +60,18 @@ def _targets(out: Path | None, formats: tuple[str, ...], stem: str) -> dict[str,
     return {f: folder / f"{stem}{SUFFIX[f]}" for f in formats}
 
 
+def check_writable(target: Path) -> None:
+    """Fail before any analysis when `target` cannot be written: its nearest existing
+    folder is a file, or is not writable."""
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(target, f"cannot write here: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(target, f"cannot write here: {folder} is not writable")
+
+
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.advisor.rules import load_rules
     from mindinsight_profiler.export.bundle import gather
@@ -79,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
     file = run_.select(args.worker, args.span)
     formats = FORMATS if args.format == "all" else (args.format,)
     targets = _targets(args.output, formats, file_stem(run_.name, file.worker))
+    for target in targets.values():
+        check_writable(target)
     bundle = gather(file, run_, workspace, options, args.rules_dir)
     for fmt, target in targets.items():
-        write_format(fmt, bundle, target, args.lang, file, workspace, options)
+        try:
+            write_format(fmt, bundle, target, args.lang, file, workspace, options)
+        except OSError as exc:
+            raise InputError(target, f"cannot write: {exc.strerror or exc}") from None
         print(f"wrote {target} ({target.stat().st_size:,} bytes)", file=sys.stderr)
     return 0
