@@ -7,6 +7,7 @@ the input left untouched, and a Markdown summary whose tables those names cannot
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -54,6 +55,11 @@ def test_format_all_writes_three_files_and_leaves_the_input_alone(
     assert written == ["run-w.html", "run-w.md", "run-w.xlsx"], written
     assert _snapshot(trace_dir) == before
     assert not list(out.glob(".*")), "a temporary file was left behind"
+    # files to share get the mode of any new file (umask), not a temporary file's 0600
+    umask = os.umask(0)
+    os.umask(umask)
+    modes = {p.name: oct(p.stat().st_mode & 0o777) for p in out.iterdir()}
+    assert set(modes.values()) == {oct(0o666 & ~umask)}, modes
 
 
 def test_output_file_or_folder(trace_dir: Path, tmp_path: Path) -> None:
