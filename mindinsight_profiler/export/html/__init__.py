@@ -81,7 +81,7 @@ def context(bundle: ReportBundle, lang: str = "en") -> dict[str, Any]:
         "lang": "zh-CN" if lang_key(lang) == "zh" else "en",
         "w": w,
         "title": f"{w['title']}: {bundle.run} · {bundle.worker}",
-        "header": [(k, w[k], v) for k, v in header],
+        "header": [(k, w[k], v or "–") for k, v in header],
         "sections": [(k, w[f"s_{k}"]) for k in SECTIONS],
         "data": data,
     }
