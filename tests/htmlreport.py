@@ -10,7 +10,7 @@ from pathlib import Path
 from mindinsight_profiler.export.bundle import ReportBundle, gather
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.store.cache import Workspace
-from tests.advisor.gputrace import gpu_trace
+from tests.advisor.gputrace import gpu_trace, mm
 
 LONG = "op_" + "x" * 4997  # a 5,000-character name
 #: names that would run script, break out of an attribute, the SVG or the template if a
@@ -36,13 +36,13 @@ HOSTILE_RUN = "run_<i>\"&amp;'x"
 def hostile_trace(base: Path) -> Path:
     """A three-step H100 trace whose operators and kernels have the hostile names (each
     operator launches one kernel; the long-running ones are listed first, so all of them are
-    in the report's top 20)."""
+    in the report's top 20), and one matrix multiply the roofline can place."""
     calls = []
     for i, name in enumerate(HOSTILE_OPS):
         kname = HOSTILE_KERNELS[i % len(HOSTILE_KERNELS)]
         calls.append((name, [[64, 64], [64, 64]], ["c10::Half", "c10::Half"], kname, 200.0 - i))
     folder = base / HOSTILE_RUN
-    gpu_trace(folder, calls)
+    gpu_trace(folder, [*calls, mm(2048, 2048, 2048, 100.0)])
     return folder
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from mindinsight_profiler.export import html as report_html
 from mindinsight_profiler.export.bundle import ReportBundle
-from mindinsight_profiler.export.html import SECTIONS, fmt, render_html, svg
+from mindinsight_profiler.export.html import SECTIONS, fmt, render_html, svg, tables
 from mindinsight_profiler.export.html.texts import EN, ZH, covered_text
 from tests.conftest import shared
 from tests.htmlreport import (
@@ -223,3 +223,26 @@ def test_chinese_report_uses_the_advices_chinese_texts(kineto: ReportBundle) -> 
     assert "平均迭代时间" in text and "全部 6 个迭代的平均" in text
     for f in kineto.advice.findings:
         assert f.title.zh in text and f.title.en not in text
+
+
+def test_many_steps_are_drawn_up_to_the_cap_and_the_chart_says_so(hostile: ReportBundle) -> None:
+    report = copy.deepcopy(hostile.report)
+    one = report["breakdown_per_step_us"][0]
+    report["breakdown_per_step_us"] = [one] * 1000
+    report["steps"]["names"] = [str(i) for i in range(1000)]
+    html = render_html(ReportBundle(**{**hostile.__dict__, "report": report}))
+    chart = html.split('data-chart="breakdown"')[1].split("</figure>")[0]
+    drawn = sum(1 for v in one.values() if v > 0)
+    assert chart.count("<rect") == drawn * tables.CHART_STEPS
+    assert EN["chart_cap"].format(n=tables.CHART_STEPS, total=1000) in chart
+
+
+def test_a_device_without_a_roof_gives_the_reason_and_no_chart(hostile: ReportBundle) -> None:
+    report = copy.deepcopy(hostile.report)
+    reason = "the trace does not name its device; name one with --device-spec"
+    report["perf_model"]["unavailable"] = reason
+    report["perf_model"]["device"].update(name=None, peak_tflops={}, bandwidth_tbps=None)
+    html = render_html(ReportBundle(**{**hostile.__dict__, "report": report}))
+    assert 'data-chart="roofline"' in render_html(hostile)
+    assert 'data-chart="roofline"' not in html
+    assert EN["roof_unavailable"].format(reason=reason) in parse(html).text["roofline"]

@@ -68,14 +68,25 @@ def overview(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str, 
     average = steps["average_us"]
     rows = [(k, names[k], fmt.us(b[k]), fmt.share(b[k] / average if average else None))
             for k in keys]  # fmt: skip
-    per_step = report.get("breakdown_per_step_us") or []
+    all_steps = report.get("breakdown_per_step_us") or []
+    per_step = all_steps[: tables.CHART_STEPS]
     colors = [svg.PALETTE[i % len(svg.PALETTE)] for i in range(len(keys))]
     series = [svg.Series(names[k], c, [r.get(k) or 0.0 for r in per_step])
               for k, c in zip(keys, colors, strict=True)]  # fmt: skip
     chart = svg.stacked_bars(steps["names"][: len(per_step)], series, w["time_axis"])
     legend = [(s.label, s.color) for s in series]
     return {"figures": figures, "covered": covered_text(steps.get("covered"), lang),
-            "rows": rows, "chart": chart if per_step else None, "legend": legend}  # fmt: skip
+            "rows": rows, "chart": chart if per_step else None, "legend": legend,
+            "chart_note": _chart_note(len(all_steps), w)}  # fmt: skip
+
+
+def _chart_note(steps: int, w: dict[str, str]) -> str | None:
+    """Said under a per-step chart that shows the first steps only."""
+    return (
+        w["chart_cap"].format(n=tables.CHART_STEPS, total=steps)
+        if steps > tables.CHART_STEPS
+        else None
+    )
 
 
 def ledger(
@@ -108,7 +119,7 @@ def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str
     avg = s["average"]
     stages = [("iteration_interval_us", w["iteration_interval"]),
               ("fp_and_bp_us", w["fp_and_bp"]), ("tail_us", w["tail"])]  # fmt: skip
-    rows = s["steps"][: tables.STEP_ROWS]
+    rows = s["steps"][: tables.CHART_STEPS]
     series = [svg.Series(label, svg.PALETTE[i], [r.get(k) or 0.0 for r in rows])
               for i, (k, label) in enumerate(stages)]  # fmt: skip
     return {
@@ -117,6 +128,7 @@ def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str
         + [(label, fmt.us(avg.get(k))) for k, label in stages],
         "covered": covered_text(avg.get("covered"), lang),
         "chart": svg.stacked_bars([str(r["step"]) for r in rows], series, w["time_axis"]),
+        "chart_note": _chart_note(len(s["steps"]), w),
         "legend": [(x.label, x.color) for x in series],
         "table": tables.step_trace_table(s, w),
     }  # fmt: skip

@@ -17,6 +17,8 @@ from mindinsight_profiler.export.html import fmt
 TOP_ROWS = 20
 #: rows of the per-step tables (steps beyond these are in the workbook)
 STEP_ROWS = 60
+#: steps drawn in a per-step chart (about 0.6 KB each)
+CHART_STEPS = 240
 #: a name longer than this is cut in the middle; the whole name is the cell's tooltip
 NAME_CHARS = 160
 

@@ -32,6 +32,7 @@ EN: dict[str, str] = {
     "(the PyTorch profiler plugin’s categories).",
     "name": "Name", "average": "Average", "percent": "Percent", "step": "Step",
     "time_axis": "time per step",
+    "chart_cap": "The first {n} of {total} steps; all of them in the workbook.",
     # ledger
     "ledger_hint": "The average step cut into parts that add up to it, in the advisor’s "
     "order; the findings’ savings come from these parts.",
@@ -103,6 +104,7 @@ ZH: dict[str, str] = {
     "（与 PyTorch profiler 插件的分类一致）。",
     "name": "名称", "average": "平均", "percent": "占比", "step": "迭代",
     "time_axis": "每个迭代的时间",
+    "chart_cap": "仅显示 {total} 个迭代中的前 {n} 个；全部迭代见 Excel 工作簿。",
     "ledger_hint": "平均迭代按建议器的顺序切分为相加等于迭代时长的各部分；"
     "各建议的收益来自这些部分。",
     "part": "部分", "of_step": "占迭代",
