@@ -34,6 +34,11 @@ RUNS = {  # folder in the base dir -> run under ../shared/data
     "mindspore": "mindspore_legacy/run_2/normal_run/profiler",
 }
 LANGS = {"en": EN, "zh": ZH}
+#: the API's answers each report is compared with (tables sorted as the report sorts them)
+API_PATHS = (
+    "overview", "advice", "step-trace", "data-pipeline", "memory", "communication",
+    "perf-model", "operators?sort=device_self_us&limit=20", "kernels?sort=total_us&limit=20",
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +118,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     for run in runs:
         name = run["name"]
         api[name] = {
-            path: client.get(f"/api/v1/runs/{run['id']}/{path}").json
-            for path in ("overview", "advice")
+            path.split("?")[0]: client.get(f"/api/v1/runs/{run['id']}/{path}").json
+            for path in API_PATHS
         }
     assert set(api) == set(RUNS), runs
     return Reports(files, api)
@@ -181,12 +186,55 @@ def test_report_renders_offline_with_the_apis_figures(
         assert card.locator("h3").inner_text().strip() == f["title"][lang].strip()
         if f["estimated_saving_us"] is not None:
             assert fmt.us(f["estimated_saving_us"]) in card.locator("[data-saving]").inner_text()
+    _sections_match_the_api(tab, reports.api[run])
     # nothing fetched, nothing complained
     assert opened.attempted == []
     tab.assert_clean()
     tab.shot(f"report-{run}-{lang}")
     page.screenshot(path=str(SCREENSHOTS / f"report-{run}-{lang}-full.png"), full_page=True)
     page.context.close()
+
+
+def _column(tab: Tab, section: str, index: int) -> list[str]:
+    cells = tab.page.locator(f"[data-section={section}] table tbody tr td:nth-child({index + 1})")
+    return [cells.nth(i).inner_text().strip() for i in range(cells.count())]
+
+
+def _sections_match_the_api(tab: Tab, api: dict[str, Any]) -> None:
+    """The other sections' figures against the routes their dashboard pages read."""
+    st = api["step-trace"]["data"]
+    if st:
+        for key in ("total_us", "iteration_interval_us", "fp_and_bp_us", "tail_us"):
+            shown = _text(tab, f"[data-section=step_trace] [data-figure=avg-{key}] .value")
+            assert shown == fmt.us(st["average"][key]), key
+        assert _column(tab, "step_trace", 1)[: len(st["steps"])] == [
+            fmt.us(s["total_us"]) for s in st["steps"][:60]
+        ]
+    dp = api["data-pipeline"]["data"]
+    if dp:
+        assert _text(tab, "[data-wait]") == fmt.us(dp["data_wait"]["average_us"])
+    memory = api["memory"]["data"]
+    if memory:
+        peaks = [fmt.nbytes((d["peak_allocated"] or {}).get("bytes")) for d in memory["devices"]]
+        assert _column(tab, "memory", 1) == peaks
+    comm = api["communication"]["data"]
+    if comm and comm["collectives"]:
+        totals = sorted(c["total_us"] for c in comm["collectives"])[::-1]
+        assert _column(tab, "communication", 2)[: len(totals)] == [fmt.us(t) for t in totals]
+    perf = api["perf-model"]["data"]
+    if perf:
+        shown = _text(tab, "[data-section=roofline] [data-figure=mfu] .value")
+        assert shown == fmt.share(perf["totals"]["mfu"])
+    for section, path, index, key in (("operators", "operators", 4, "device_self_us"),
+                                      ("kernels", "kernels", 2, "total_us")):  # fmt: skip
+        rows, total = api[path]["rows"], api[path]["total"]
+        if not rows:
+            continue
+        if section == "operators" and not any(r["device_self_us"] for r in rows):
+            continue  # sorted by host time: another route order
+        assert _column(tab, section, index) == [fmt.us(r[key]) for r in rows]
+        more = tab.page.locator(f"[data-section={section}] [data-more]")
+        assert (more.get_attribute("data-more") if more.count() else "0") == str(total - len(rows))
 
 
 def test_report_reads_on_a_phone_without_sideways_scrolling(

@@ -124,8 +124,8 @@ def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str
               for i, (k, label) in enumerate(stages)]  # fmt: skip
     return {
         "fp": s["fp_point"]["name"], "bp": s["bp_point"]["name"],
-        "average": [(w["total"], fmt.us(avg["total_us"]))]
-        + [(label, fmt.us(avg.get(k))) for k, label in stages],
+        "average": [(f"avg-{k}", f"{w['average']} · {label}", fmt.us(avg.get(k)))
+                    for k, label in [("total_us", w["total"]), *stages]],
         "covered": covered_text(avg.get("covered"), lang),
         "chart": svg.stacked_bars([str(r["step"]) for r in rows], series, w["time_axis"]),
         "chart_note": _chart_note(len(s["steps"]), w),
