@@ -50,6 +50,8 @@ def test_durations_shares_bytes_and_counts_read_as_on_the_dashboard() -> None:
     assert [fmt.sig(x) for x in (6.57667, 0.0036712, 4714.65, 12345.6)] == [
         "6.58", "0.00367", "4,715", "12,346"]  # fmt: skip
     assert fmt.sig(4714.65, 4) == "4715"  # the roofline's total GFLOPs
+    # JavaScript's String(number): positional down to 1e-6, then "3.2e-8" (not "3.2e-08")
+    assert [fmt.sig(x) for x in (5.8912e-05, 3.2e-08, 999.6)] == ["0.0000589", "3.2e-8", "1000"]
 
 
 def test_covered_text_is_the_dashboards() -> None:

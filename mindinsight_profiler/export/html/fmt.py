@@ -89,7 +89,19 @@ def sig(value: Any, digits: int = 3) -> str:
         return count(value)
     exponent = Decimal(value).adjusted() - digits + 1
     rounded = float(Decimal(value).quantize(Decimal(1).scaleb(exponent), rounding=ROUND_HALF_UP))
-    return str(int(rounded)) if rounded.is_integer() else repr(rounded)
+    return js_number(rounded)
+
+
+def js_number(x: float) -> str:
+    """`String(x)` in JavaScript: the shortest digits that read back as `x`, positional
+    from 1e-6 up to 1e21 (0.0000589, where Python writes 5.89e-05), exponent form outside
+    (3.2e-8)."""
+    if x.is_integer() and abs(x) < 1e21:
+        return str(int(x))
+    if 1e-6 <= abs(x) < 1e21:
+        return format(Decimal(repr(x)), "f")
+    mantissa, exp = repr(x).split("e")
+    return f"{mantissa}e{'-' if exp.startswith('-') else '+'}{int(exp.lstrip('+-'))}"
 
 
 def cell(kind: str, value: Any) -> str:

@@ -129,7 +129,7 @@ ZH: dict[str, str] = {
     "exposed": "每迭代未掩盖的通信", "overlapped": "每迭代被掩盖的通信",
     "roof_device": "对照设备", "hfu": "HFU", "covered_share": "有模型的时间占比",
     "low_roof": "低于屋顶 10 % 的时间", "memory_bound": "访存受限的时间",
-    "gflops": "GFLOPs", "gflops_call": "GFLOPs per call", "intensity": "计算强度（FLOP/字节）",
+    "gflops": "GFLOPs", "gflops_call": "每次调用 GFLOPs", "intensity": "计算强度（FLOP/字节）",
     "achieved": "实际 TFLOP/s", "pct_of_roof": "屋顶占比", "bound": "受限于",
     "category": "类别", "roof_unavailable": "无法计算 MFU：{reason}",
     "mfu_per_step": "每个迭代的 MFU",
