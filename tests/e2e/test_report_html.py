@@ -210,6 +210,13 @@ def _sections_match_the_api(tab: Tab, api: dict[str, Any]) -> None:
         assert _column(tab, "step_trace", 1)[: len(st["steps"])] == [
             fmt.us(s["total_us"]) for s in st["steps"][:60]
         ]
+    npu = api["overview"]["npu"]
+    if npu:  # Ascend's step view, as the overview's card
+        avg = npu["average"]
+        for key in ("computing_us", "free_us", "stage_us"):
+            row = tab.page.locator(f"table[data-npu] tr[data-key={key}] td")
+            assert row.nth(1).inner_text().strip() == fmt.us(avg[key])
+            assert row.nth(2).inner_text().strip() == fmt.share(avg[key] / avg["stage_us"])
     dp = api["data-pipeline"]["data"]
     if dp:
         assert _text(tab, "[data-wait]") == fmt.us(dp["data_wait"]["average_us"])

@@ -249,3 +249,17 @@ def test_a_device_without_a_roof_gives_the_reason_and_no_chart(hostile: ReportBu
     assert 'data-chart="roofline"' in render_html(hostile)
     assert 'data-chart="roofline"' not in html
     assert EN["roof_unavailable"].format(reason=reason) in parse(html).text["roofline"]
+
+
+def test_ascends_step_view_shows_without_a_step_trace(hostile: ReportBundle) -> None:
+    report = copy.deepcopy(hostile.report)
+    report["step_trace"] = None
+    report["npu"] = {"average": {k: 0.0 for k in ("computing_us", "comm_not_overlapped_us",
+                     "overlapped_us", "communication_us", "free_us", "bubble_us",
+                     "preparing_us")} | {"stage_us": 2000.0, "computing_us": 1500.0},
+                     "average_steps": ["1"], "steps": [], "op_types": None}  # fmt: skip
+    html = render_html(ReportBundle(**{**hostile.__dict__, "report": report}))
+    assert "step_trace" not in _missing(html) and 'data-chart="step_trace"' not in html
+    row = re.search(r'<tr data-key="computing_us"><td>Computing</td><td class="num">([^<]*)</td>'
+                    r'<td class="num">([^<]*)</td>', html)  # fmt: skip
+    assert row and row.groups() == ("1.50 ms", "75.0 %")

@@ -17,6 +17,7 @@ from mindinsight_profiler.export.html import fmt, svg, tables
 from mindinsight_profiler.export.html.texts import (
     BOTTLENECK,
     BREAKDOWN,
+    NPU,
     PARTS,
     covered_text,
     lang_key,
@@ -112,10 +113,26 @@ def ledger(
     return {"step": fmt.us(step), "rows": rows, "bar": bar, "combined": combined}
 
 
+def npu_steps(report: dict[str, Any], lang: str) -> dict[str, Any] | None:
+    """Ascend's own step view (step_trace_time.csv) as the overview's card shows it: each
+    figure's average and its share of the stage."""
+    npu = report.get("npu")
+    if not npu or not npu.get("average"):
+        return None
+    t, avg = NPU[lang_key(lang)], npu["average"]
+    stage = avg.get("stage_us")
+    keys = [k for k in t if k.endswith("_us")]
+    rows = [(k, t[k], fmt.us(avg.get(k)), fmt.share(avg[k] / stage if stage else None))
+            for k in keys]  # fmt: skip
+    return {"title": t["title"], "of_stage": t["of_stage"], "rows": rows,
+            "steps": len(npu.get("average_steps") or [])}  # fmt: skip
+
+
 def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str, Any] | None:
     s = report.get("step_trace")
+    npu = npu_steps(report, lang)
     if not s or not s.get("steps"):
-        return None
+        return {"npu": npu, "fp": None} if npu else None
     avg = s["average"]
     stages = [("iteration_interval_us", w["iteration_interval"]),
               ("fp_and_bp_us", w["fp_and_bp"]), ("tail_us", w["tail"])]  # fmt: skip
@@ -123,7 +140,7 @@ def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str
     series = [svg.Series(label, svg.PALETTE[i], [r.get(k) or 0.0 for r in rows])
               for i, (k, label) in enumerate(stages)]  # fmt: skip
     return {
-        "fp": s["fp_point"]["name"], "bp": s["bp_point"]["name"],
+        "npu": npu, "fp": s["fp_point"]["name"], "bp": s["bp_point"]["name"],
         "average": [(f"avg-{k}", f"{w['average']} · {label}", fmt.us(avg.get(k)))
                     for k, label in [("total_us", w["total"]), *stages]],
         "covered": covered_text(avg.get("covered"), lang),

@@ -177,6 +177,19 @@ BOTTLENECK = {
            "consumer": "训练（消费者）是瓶颈"},
 }  # fmt: skip
 
+#: Ascend's step view (`overview.npu`: step_trace_time.csv's columns)
+NPU = {
+    "en": {"computing_us": "Computing", "comm_not_overlapped_us": "Communication (not overlapped)",
+           "overlapped_us": "Overlapped", "communication_us": "Communication", "free_us": "Free",
+           "stage_us": "Stage", "bubble_us": "Bubble", "preparing_us": "Preparing",
+           "title": "Ascend step view", "of_stage": "of stage"},
+    "zh": {"computing_us": "计算（Computing）", "comm_not_overlapped_us": "未被掩盖的通信",
+           "overlapped_us": "被掩盖的通信（Overlapped）",
+           "communication_us": "通信（Communication）",
+           "free_us": "空闲（Free）", "stage_us": "Stage", "bubble_us": "流水线气泡（Bubble）",
+           "preparing_us": "准备（Preparing）", "title": "Ascend 迭代视图", "of_stage": "占 Stage"},
+}  # fmt: skip
+
 #: the advisor's categories (`advisor.category`)
 CATEGORY = {
     "en": {"data_pipeline": "Data pipeline", "host_overhead": "Host overhead",
