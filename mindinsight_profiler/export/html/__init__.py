@@ -54,6 +54,11 @@ def _device(report: dict[str, Any]) -> str:
     return str(perf.get("name") or report.get("device_type") or "–")
 
 
+def _when(iso: str) -> str:
+    """An ISO 8601 UTC time as people read it: "2026-11-26 01:37:35 UTC"."""
+    return iso.replace("T", " ").replace("+00:00", " UTC")
+
+
 def context(bundle: ReportBundle, lang: str = "en") -> dict[str, Any]:
     """Everything the template shows (each section None when the input has none of it)."""
     r, w = bundle.report, words(lang)
@@ -72,10 +77,10 @@ def context(bundle: ReportBundle, lang: str = "en") -> dict[str, Any]:
     }
     header = [
         ("run", bundle.run), ("worker", bundle.worker), ("span", bundle.span),
-        ("source", bundle.source), ("framework", str(r.get("framework") or "–")),
-        ("format", str(r.get("format") or "–")), ("device", _device(r)),
-        ("generated", bundle.generated_at), ("tool", bundle.version),
+        ("framework", str(r.get("framework") or "–")), ("format", str(r.get("format") or "–")),
+        ("device", _device(r)), ("generated", _when(bundle.generated_at)), ("tool", bundle.version),
         ("report_version", f"{r.get('report_version')} / export {EXPORT_SCHEMA_VERSION}"),
+        ("source", bundle.source),  # last: a long path gets the whole row
     ]  # fmt: skip
     return {
         "lang": "zh-CN" if lang_key(lang) == "zh" else "en",
@@ -83,6 +88,7 @@ def context(bundle: ReportBundle, lang: str = "en") -> dict[str, Any]:
         "title": f"{w['title']}: {bundle.run} · {bundle.worker}",
         "header": [(k, w[k], v or "–") for k, v in header],
         "sections": [(k, w[f"s_{k}"]) for k in SECTIONS],
+        "version": bundle.version,
         "data": data,
     }
 
