@@ -88,6 +88,7 @@ setup(
             "_ui/assets/*",
             "analysis/operators/*.toml",
             "analysis/perf/*.toml",
+            "export/html/templates/*",
         ]
     },
     install_requires=[
@@ -99,6 +100,8 @@ setup(
         # server/worker.py extends gunicorn 27's gthread worker (its event loop's internals)
         "gunicorn>=27.0,<28",
         "apscheduler>=3.10,<4",
+        # `mindinsight report --format html`: the report's template, autoescaped
+        "jinja2>=3.1",
         # `mindinsight report --format xlsx` (streams large sheets: constant_memory mode)
         "xlsxwriter>=3.1",
         # `mindinsight export-timeline`: Perfetto's own trace protos (perfetto_trace_pb2)

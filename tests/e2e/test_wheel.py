@@ -58,6 +58,8 @@ def test_wheel_holds_the_ui_and_the_rules(wheel: Path) -> None:
     rules = {n.rsplit("/", 1)[1] for n in names if "/_rules/" in n and n.endswith(".toml")}
     assert rules == set(RULES)
     assert "mindinsight_profiler/analysis/perf/device_specs.toml" in names  # the device table
+    for name in ("report.html.j2", "report.css"):  # `mindinsight report`'s HTML template
+        assert f"mindinsight_profiler/export/html/templates/{name}" in names
     assert not any(n.startswith(("tests/", "ui/", "bench/")) for n in names)
 
 
