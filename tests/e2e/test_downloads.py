@@ -73,6 +73,7 @@ def test_the_menu_offers_the_shown_workers_report_in_the_shown_language(
     page.locator("[data-test=lang-zh]").click()
     open_menu(tab)
     check_menu(tab, rid, worker, span, "zh", len(workers) > 1)
+    tab.shot(f"downloads-menu-{run}-zh")
     # the route answers the links: the file, or a clear "not in this version"
     for fmt in FORMATS:
         href = page.locator(f"[data-test=download-report-{fmt}]").get_attribute("href") or ""

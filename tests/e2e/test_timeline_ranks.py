@@ -78,7 +78,7 @@ def test_two_ranks_stack_on_one_shifted_time_axis(dashboard: Dashboard, tab: Tab
     page.wait_for_selector(f"{CANVAS}[data-rendered=true]")
     single = [group for group, _ in layout_of(tab)]  # rank0's own timeline
     # both ranks chosen in the picker: the URL says so
-    page.locator("[data-test=timeline-ranks]").click()
+    page.locator("[data-test=timeline-ranks] .el-select__caret").click()
     page.locator("[data-test=rank-option-1]").click()
     page.wait_for_url(re.compile(r"[?&]ranks=0(%2C|,)1(&|$)"))
     page.keyboard.press("Escape")
@@ -111,7 +111,15 @@ def test_two_ranks_stack_on_one_shifted_time_axis(dashboard: Dashboard, tab: Tab
     page.mouse.move(box["x"] + x, box["y"] + y)
     tip = page.locator("[data-test=timeline-tooltip]")
     tip.wait_for()
-    assert windows[1]["names"][ev["name"][i]] in tip.inner_text()
+    name = windows[1]["names"][ev["name"][i]]
+    assert name in tip.inner_text()
+    # a click selects it: its details are rank 1's own event's, its index in the URL the stack's
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    stacked = 2**32 + ev["index"][i]  # ranks.ts INDEX_STRIDE
+    page.wait_for_url(re.compile(rf"[?&]event={stacked}(&|$)"))
+    details = page.locator(f"[data-test=event-details][data-index='{stacked}']")
+    details.wait_for()
+    assert name in details.inner_text()
     tab.shot("timeline-ranks-event")
 
     # zoom and pan: each rank is asked for the new window, less its shift
@@ -139,7 +147,7 @@ def test_one_rank_chosen_is_that_workers_own_timeline(dashboard: Dashboard, tab:
     page = tab.page
     page.goto(dashboard.run_url(RUN, "timeline", "ranks=0,1"))
     wait_layout(tab, "/rank1 · /")
-    page.locator("[data-test=timeline-ranks]").click()
+    page.locator("[data-test=timeline-ranks] .el-select__caret").click()
     page.locator("[data-test=rank-option-0]").click()  # rank1 alone is left
     page.wait_for_url(re.compile(r"[?&]worker=rank1(&|$)"))
     assert "ranks=" not in page.url
