@@ -155,3 +155,22 @@ def test_one_rank_chosen_is_that_workers_own_timeline(dashboard: Dashboard, tab:
     page.keyboard.press("Escape")
     assert page.locator("[data-test=download-window]").count() == 1
     tab.assert_clean()
+
+
+def test_an_evidence_link_leaves_the_stack_for_its_workers_window(
+    dashboard: Dashboard, tab: Tab
+) -> None:
+    """Evidence names one worker's times: its link opens that worker's own timeline at the
+    link's window, not the stack's axis."""
+    page = tab.page
+    page.goto(dashboard.run_url(RUN, "timeline", "ranks=0,1"))
+    wait_layout(tab, "/rank1 · /")
+    link = page.locator("[data-test=evidence][href*='t0=']").first
+    href = link.get_attribute("href") or ""
+    q = {k: v[0] for k, v in parse_qs(urlparse(href).query).items()}
+    assert "ranks" not in q
+    link.click()
+    page.wait_for_selector(f"{CANVAS}[data-window='{q['t0']}-{q['t1']}']")
+    assert "ranks=" not in page.url
+    wait_layout(tab, "/^(?![\\s\\S]*rank[01] · )[\\s\\S]+$/")
+    tab.assert_clean()
