@@ -69,6 +69,7 @@ def test_two_ranks_stack_on_one_shifted_time_axis(dashboard: Dashboard, tab: Tab
     clock = dashboard.server.get(f"/api/v1/runs/{rid}/clock")
     workers, shift = clock["workers"], clock["shift_ns"]
     assert workers == ["rank0", "rank1"], clock
+    assert shift[0] != shift[1], clock  # the ranks' first events are apart: the shift is seen
     windows = [dashboard.server.get(f"/api/v1/runs/{rid}/timeline?worker={w}")["window"]
                for w in workers]  # fmt: skip
     page = tab.page
@@ -107,6 +108,8 @@ def test_two_ranks_stack_on_one_shifted_time_axis(dashboard: Dashboard, tab: Tab
     top = scroller.evaluate(f"(e) => (e.scrollTop = {max(0, row - box['height'] / 2)})")
     y = row - page.locator("[data-test=track-view] .track-scroller").evaluate("(e) => e.scrollTop")
     assert AXIS_H < y < box["height"], (row, top)
+    # two frames: the scroll's event has run (the pointer hit-tests at the new scroll)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     x = LABEL_W + (start + dur / 2 - t0) * (box["width"] - LABEL_W) / (t1 - t0)
     page.mouse.move(box["x"] + x, box["y"] + y)
     tip = page.locator("[data-test=timeline-tooltip]")
