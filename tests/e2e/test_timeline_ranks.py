@@ -157,6 +157,14 @@ def test_one_rank_chosen_is_that_workers_own_timeline(dashboard: Dashboard, tab:
     wait_layout(tab, "/^(?![\\s\\S]*rank[01] · )[\\s\\S]+$/")  # drawn, no rank labels
     page.keyboard.press("Escape")
     assert page.locator("[data-test=download-window]").count() == 1
+    # in Chinese too; and a run of one worker has no ranks to choose
+    page.locator("[data-test=lang-zh]").click()
+    page.locator("[data-test=timeline-ranks]").wait_for()
+    tab.shot("timeline-ranks-one-zh")
+    page.locator("[data-test=lang-en]").click()
+    page.goto(dashboard.run_url("kineto_gpu", "timeline"))
+    page.wait_for_selector(f"{CANVAS}[data-rendered=true]")
+    assert page.locator("[data-test=timeline-ranks]").count() == 0
     tab.assert_clean()
 
 
