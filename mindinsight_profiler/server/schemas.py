@@ -408,3 +408,28 @@ class EventQuery(Query):
 
 class TimelineEvent(Where):
     event = fields.Dict()
+
+
+# Downloads of a shared report (routes/reports.py) and the ranks' shared clock (routes/clock.py).
+
+REPORT_FORMATS = ("html", "xlsx", "md")
+REPORT_LANGUAGES = ("en", "zh")
+
+
+class ReportQuery(Query):
+    """Which report of the worker: its format and its language."""
+
+    format = fields.String(
+        required=True, validate=validate.OneOf(REPORT_FORMATS),
+        metadata={"description": "html (one self-contained page), xlsx (a workbook) or md"},
+    )  # fmt: skip
+    lang = fields.String(load_default="en", validate=validate.OneOf(REPORT_LANGUAGES))
+
+
+class Clock(Schema):
+    run = fields.String(required=True)
+    workers = fields.List(fields.String())
+    offsets_ns = fields.List(fields.Integer())
+    shift_ns = fields.List(fields.Integer())
+    method = fields.String()
+    matched = fields.Integer()

@@ -77,7 +77,11 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "memory/operators": [{}],
 }
 #: Routes that answer with a file, not JSON.
-DOWNLOADS = {"/runs/<run>/timeline/export", "/runs/<run>/timeline/export-ranks"}
+DOWNLOADS = {
+    "/runs/<run>/timeline/export",
+    "/runs/<run>/timeline/export-ranks",
+    "/runs/<run>/report",
+}
 
 
 class Served:
@@ -146,6 +150,7 @@ def test_every_answer_is_its_declared_struct(served: Served) -> None:
         served.check(
             "/runs/<run>/cluster", f"/runs/{rid}/cluster", _struct("/runs/<run>/cluster", {})
         )
+        served.check("/runs/<run>/clock", f"/runs/{rid}/clock", _struct("/runs/<run>/clock", {}))
     diff = "/runs/<run>/diff"
     served.check(diff, f"/runs/{ids[0]}/diff", _struct(diff, {}), other=ids[1])
     routes = {

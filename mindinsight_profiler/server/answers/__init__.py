@@ -37,7 +37,12 @@ from mindinsight_profiler.server.answers.tables import (
     OperatorPage,
     OperatorTypePage,
 )
-from mindinsight_profiler.server.answers.timeline import EventAnswer, SearchAnswer, TimelineAnswer
+from mindinsight_profiler.server.answers.timeline import (
+    ClockAnswer,
+    EventAnswer,
+    SearchAnswer,
+    TimelineAnswer,
+)
 
 #: The struct of each JSON route's answer, by its rule under /api/v1 (a tuple: one of them,
 #: chosen by the request; the operators' by `group_by`, see `operators_answer`).
@@ -62,6 +67,7 @@ ENDPOINT_ANSWERS: dict[str, type | tuple[type, ...]] = {
     "/runs/<run>/timeline": TimelineAnswer,
     "/runs/<run>/timeline/search": SearchAnswer,
     "/runs/<run>/timeline/event": EventAnswer,
+    "/runs/<run>/clock": ClockAnswer,
     "/runs/<run>/memory/curve": MemoryCurveAnswer,
     "/runs/<run>/memory/events": MemoryEventsPage,
     "/runs/<run>/memory/operators": MemoryOperatorsPage,

@@ -175,3 +175,20 @@ class EventAnswer(Where, frozen=True, kw_only=True):
     """`/runs/<run>/timeline/event`."""
 
     event: EventDetails
+
+
+class ClockAnswer(Record, frozen=True, kw_only=True):
+    """`/runs/<run>/clock`: where each worker's timeline sits on one shared time axis.
+
+    A view of the run (no worker envelope). `offsets_ns` is what the clock alignment adds
+    to each worker's timestamps to put them on the first worker's clock; `shift_ns` is
+    where each worker's timeline zero (its first event) then lies, in ns after the
+    earliest one: a client draws worker k's window times plus `shift_ns[k]` on the shared
+    axis (absolute epoch ns do not survive a browser's doubles, these do)."""
+
+    run: str
+    workers: list[str]
+    offsets_ns: list[int]
+    shift_ns: list[int]
+    method: str  # "wall_clock" (clocks taken as they are) or "collectives"
+    matched: int  # collectives the offsets were estimated from (0 for wall_clock)

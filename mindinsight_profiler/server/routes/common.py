@@ -8,8 +8,9 @@ so the document cannot drift from what the routes accept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -68,3 +69,12 @@ def endpoint(
         return fn
 
     return wrap
+
+
+def stream_file(path: Path, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """The file's bytes for a download; it is unlinked once open, so an aborted download
+    leaves nothing behind."""
+    with open(path, "rb") as f:
+        path.unlink(missing_ok=True)
+        while data := f.read(chunk):
+            yield data

@@ -19,13 +19,14 @@ import { diff } from './messages/diff'
 import { timeline } from './messages/timeline'
 import { roofline } from './messages/roofline'
 import { averages } from './messages/averages'
+import { downloads } from './messages/downloads'
 
 export type Locale = 'en' | 'zh'
 export const LOCALES: Locale[] = ['en', 'zh']
 
 const areas = {
   common, runs, overview, advisor, stepTrace, operators, kernels, dataPipeline, memory,
-  communication, modules, diff, timeline, roofline, averages,
+  communication, modules, diff, timeline, roofline, averages, downloads,
 }
 type Areas = typeof areas
 type Tree = { [key: string]: string | Tree }

@@ -8,9 +8,19 @@
  * the timeline holds no events of (a MindSpore `memory` track: allocation samples only, which
  * the timeline does not draw) are left out, and so is a group left without tracks. A group's
  * counter tracks (counters.ts: memory, device busy) come after its threads, one `counterH`
- * strip each, folded with the group. Pure, so the geometry and `rowAt` are unit-tested.
+ * strip each, folded with the group. Several ranks stacked (ranks.ts) are one track list whose
+ * tracks carry their rank's name: each rank's processes are groups of their own, labelled
+ * with it. Pure, so the geometry and `rowAt` are unit-tested.
  */
 import type { CounterSeries, TrackInfo } from './types'
+
+/** A track as the layout takes it; a stacked rank's tracks carry the rank's name. */
+export type LayoutTrack = TrackInfo & { rank?: string }
+
+/** What groups tracks (and places counters, by their `group`): the pid, within its rank. */
+export function groupKey(pid: string, rank?: string): string {
+  return rank === undefined ? pid : `${rank}\u0000${pid}`
+}
 
 export const GEOMETRY = {
   /** The time axis strip at the top of the canvas (not scrolled). */
@@ -27,7 +37,7 @@ export const GEOMETRY = {
 export type Geometry = typeof GEOMETRY
 
 export interface TrackBox {
-  track: TrackInfo
+  track: LayoutTrack
   /** What the label column shows for it (trackLabel). */
   label: string
   /** Top of the track's first row, in content px (0 = top of the first group). */
@@ -59,6 +69,7 @@ export interface CounterSpec {
 export interface GroupBox {
   /** Position among the groups (what the URL keeps for collapsed groups). */
   index: number
+  /** groupKey: the pid (within its rank when ranks are stacked). */
   pid: string
   label: string
   isDevice: boolean
@@ -104,18 +115,19 @@ export function trackLabel(track: Pick<TrackInfo, 'tid' | 'thread_name'>, untitl
  * Tracks grouped by pid, groups and tracks in the order the trace lists them; tracks without
  * events left out (nothing to draw on them), and with them a group that has no other.
  */
-export function groupTracks(tracks: TrackInfo[]): { pid: string; tracks: TrackInfo[] }[] {
-  const groups = new Map<string, TrackInfo[]>()
+export function groupTracks(tracks: LayoutTrack[]): { pid: string; tracks: LayoutTrack[] }[] {
+  const groups = new Map<string, LayoutTrack[]>()
   for (const t of tracks) {
     if (t.events <= 0) continue
-    const list = groups.get(t.pid)
+    const key = groupKey(t.pid, t.rank)
+    const list = groups.get(key)
     if (list) list.push(t)
-    else groups.set(t.pid, [t])
+    else groups.set(key, [t])
   }
   return [...groups].map(([pid, list]) => ({ pid, tracks: list }))
 }
 
-export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>,
+export function layoutTracks(tracks: LayoutTrack[], collapsed: ReadonlySet<number>,
   geometry: Geometry = GEOMETRY, words: LayoutWords = PLAIN_WORDS, counters: readonly CounterSpec[] = []): Layout {
   const groups: GroupBox[] = []
   const byTrack = new Map<number, { group: GroupBox; box: TrackBox }>()
@@ -123,9 +135,10 @@ export function layoutTracks(tracks: TrackInfo[], collapsed: ReadonlySet<number>
   groupTracks(tracks).forEach((g, index) => {
     const folded = collapsed.has(index)
     const first = g.tracks[0]
+    const label = processLabel(g.tracks.find((t) => t.process_name.trim()) ?? first, words.process)
     const group: GroupBox = {
       index, pid: g.pid,
-      label: processLabel(g.tracks.find((t) => t.process_name.trim()) ?? first, words.process),
+      label: first.rank === undefined ? label : `${first.rank} · ${label}`,
       isDevice: g.tracks.some((t) => t.is_device),
       collapsed: folded, y, height: geometry.headerH, tracks: [], counters: [],
     }

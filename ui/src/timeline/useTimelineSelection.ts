@@ -4,12 +4,15 @@
  * search (`q`) with its hits, and whether the panel is open on which tab. An event picked
  * from a list or opened by a link is selected by index before its details (and so its
  * place) are known: the view moves to it once they land (`focusPending`), unless the link
- * also set the window.
+ * also set the window. With ranks stacked, `codec` asks each event of its rank and puts the
+ * answers on the stack's axis (rankEvents.ts).
  */
 import { computed, ref, shallowRef, watch } from 'vue'
 import { useRunResource } from '@/composables/useRunContext'
+import type { Resource } from '@/composables/useResource'
 import { launchLinks } from './launchLinks'
 import type { QueryChanges } from './queryWriter'
+import { PLAIN_CODEC, type EventCodec } from './rankEvents'
 import type { EventBrief, EventResponse, SearchResponse, Selection } from './types'
 import type { TimelineUrlState } from './urlState'
 
@@ -23,6 +26,7 @@ export function useTimelineSelection(
   write: (changes: QueryChanges) => void,
   /** Move the view to an event (the page's track view). */
   focus: (e: EventBrief) => void,
+  codec: () => EventCodec = () => PLAIN_CODEC,
 ) {
   const searchText = ref(initial.q)
   const query = ref(initial.q)
@@ -32,10 +36,10 @@ export function useTimelineSelection(
   const panelOpen = ref(initial.event !== null || !!initial.q)
   let focusPending = initial.event !== null && !initial.window
 
-  const details = useRunResource<EventResponse>('timeline/event',
-    () => (eventIndex.value === null ? null : { index: eventIndex.value }))
-  const search = useRunResource<SearchResponse>('timeline/search',
-    () => (query.value ? { q: query.value, limit: SEARCH_LIMIT } : null))
+  const details = shown(useRunResource<EventResponse>('timeline/event',
+    () => (eventIndex.value === null ? null : codec().details(eventIndex.value))), (r) => codec().event(r))
+  const search = shown(useRunResource<SearchResponse>('timeline/search',
+    () => (query.value ? { q: query.value, limit: SEARCH_LIMIT, ...codec().search() } : null)), (r) => codec().hits(r))
 
   watch(() => details.data.value, (found) => {
     const d = found?.event
@@ -133,4 +137,10 @@ export function useTimelineSelection(
     searchText, query, eventIndex, selection, tab, panelOpen, details, search, links,
     select, pick, openEvent, followSearch, forget, submitSearch, clearSearch, closePanel,
   }
+}
+
+/** The resource with its answer as drawn (`as`: the codec's mapping). */
+function shown<T>(res: Resource<T>, as: (data: T) => T): Resource<T> {
+  const data = computed(() => (res.data.value === null ? null : as(res.data.value)))
+  return { ...res, data: data as unknown as Resource<T>['data'] }
 }

@@ -22,6 +22,16 @@ const en = {
   windowError: 'Could not load this window: {message}',
   loadingWindow: 'Loading…',
   close: 'Close',
+  ranks: {
+    label: 'Ranks',
+    hint: 'Stack several ranks on one time axis (each shifted by its clock offset); one rank: its own timeline',
+    placeholder: 'Ranks to stack',
+    clock: 'Aligned by {method}',
+    method: {
+      wall_clock: 'wall clock',
+      collectives: 'matched collectives',
+    },
+  },
   tabs: {
     details: 'Details',
     search: 'Search results',
@@ -116,6 +126,16 @@ const zh: typeof en = {
   windowError: '无法加载此窗口：{message}',
   loadingWindow: '加载中…',
   close: '关闭',
+  ranks: {
+    label: 'Rank',
+    hint: '在同一时间轴上叠放多个 rank（按各自的时钟偏移对齐）；只选一个 rank 即显示它自己的时间线',
+    placeholder: '选择要叠放的 rank',
+    clock: '对齐方式：{method}',
+    method: {
+      wall_clock: '墙上时钟',
+      collectives: '匹配的集合通信',
+    },
+  },
   tabs: {
     details: '详情',
     search: '搜索结果',

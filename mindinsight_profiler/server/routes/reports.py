@@ -1,0 +1,88 @@
+"""A worker's report to share, as a download: one HTML page, an Excel workbook or a summary.
+
+The same files `mindinsight report` writes (`export.write.write_format`), laid out from the
+cached report and the stored advice the dashboard shows, so the download agrees with the
+page it was taken from. Nothing is analysed in a request: an input whose report or advice
+is not stored yet answers 409 `not_ready` (422 when its analysis failed), as every route
+does. The file is written to a temporary path that is unlinked as soon as it is open, so
+an aborted download leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response
+
+from mindinsight_profiler.export.bundle import ReportBundle
+from mindinsight_profiler.export.write import write_format
+from mindinsight_profiler.server import access, schemas
+from mindinsight_profiler.server.errors import ApiError
+from mindinsight_profiler.server.routes.common import endpoint, stream_file
+from mindinsight_profiler.server.services import services
+
+bp = Blueprint("reports", __name__)
+
+SUFFIX = {"html": ".html", "xlsx": ".xlsx", "md": ".md"}
+MIMETYPE = {
+    "html": "text/html; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "md": "text/markdown; charset=utf-8",
+}
+
+
+def attachment_name(run: str, worker: str, fmt: str) -> str:
+    """The file's name: `cli.report.file_stem`'s rule (letters, digits, `._-`; the server
+    may not import the CLI), so the CLI and the dashboard name the same report alike."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run}-{worker}").strip("._") or "report"
+    return stem + SUFFIX[fmt]
+
+
+def bundle_of(target: access.Target) -> ReportBundle:
+    """The bundle from what the dashboard serves: the report parsed once per process and
+    the stored advice (never `export.bundle.gather` here: on a cache miss it would analyse
+    and advise inside the request). The source is named as errors name it (no server path)."""
+    return ReportBundle(
+        run=target.run.name,
+        worker=target.file.worker,
+        span=target.file.span,
+        source=services().public(str(target.file.path)),
+        report=access.report(target),
+        advice=access.advice(target),
+        generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+    )
+
+
+@endpoint(bp, "/runs/<run>/report", schemas.ReportQuery, None)
+def report_download(run: str, p: dict[str, Any]) -> Response:
+    """Download the worker's report: one self-contained HTML page, an Excel workbook or a
+    Markdown summary, in English or Chinese."""
+    target = access.resolve(run, p.get("worker"), p.get("span"))
+    bundle = bundle_of(target)
+    access.trace(target)  # the workbook's tables read the cached trace: 409 until it is there
+    fmt = p["format"]
+    fd, name = tempfile.mkstemp(prefix="mindinsight-report-", suffix=SUFFIX[fmt])
+    os.close(fd)
+    path = Path(name)
+    try:
+        write_format(fmt, bundle, path, p["lang"], target.file, access.workspace(),
+                     services().settings.options)  # fmt: skip
+    except NotImplementedError:
+        path.unlink(missing_ok=True)
+        raise ApiError(501, "not_implemented", f"the {fmt} report is not available in this "
+                       "version of the server", format=fmt) from None  # fmt: skip
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    filename = attachment_name(target.run.name, target.file.worker, fmt)
+    headers = {
+        "Content-Disposition": f'attachment; filename="{filename}"',
+        "Content-Length": str(path.stat().st_size),
+        "Cache-Control": "no-store",
+    }
+    return Response(stream_file(path), mimetype=MIMETYPE[fmt], headers=headers)
