@@ -3,21 +3,39 @@
 Every run page offers the worker's report as HTML, Excel and Markdown for the worker and
 span shown, in the dashboard's language; a run of several ranks also offers all of its
 ranks as one Perfetto timeline. The links are plain downloads of the API's routes, and the
-report route answers them: 200 with an attachment, or 501 `not_implemented` while this
-version has no writer for the format.
+report route answers them with the file: a self-contained HTML page, a workbook openpyxl
+reads, a Markdown summary; the all-ranks link answers a Perfetto trace.
 """
 
 from __future__ import annotations
 
+import io
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import openpyxl
 import pytest
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2
 
 from tests.e2e.browser import Tab
 from tests.e2e.conftest import Dashboard
 
 RUNS = ("kineto_gpu", "ascend", "mindspore")
+
+
+def check_file(fmt: str, body: bytes) -> None:
+    """The downloaded report is the real file of its format."""
+    if fmt == "html":
+        text = body.decode()
+        assert text.startswith("<!doctype html>") or text.startswith("<!DOCTYPE html>"), text[:80]
+        assert 'data-section="advice"' in text and "<script" not in text
+    elif fmt == "xlsx":
+        book = openpyxl.load_workbook(io.BytesIO(body), read_only=True)
+        assert len(book.sheetnames) > 10, book.sheetnames
+    else:
+        assert body.decode().startswith("# "), body[:80]
+
+
 FORMATS = ("html", "xlsx", "md")
 LABELS = {
     "en": ("Report (HTML)", "Workbook (Excel)", "Summary (Markdown)",
@@ -74,16 +92,24 @@ def test_the_menu_offers_the_shown_workers_report_in_the_shown_language(
     open_menu(tab)
     check_menu(tab, rid, worker, span, "zh", len(workers) > 1)
     tab.shot(f"downloads-menu-{run}-zh")
-    # the route answers the links: the file, or a clear "not in this version"
+    # the route answers the links with the files themselves
     for fmt in FORMATS:
         href = page.locator(f"[data-test=download-report-{fmt}]").get_attribute("href") or ""
         response = page.request.get(href)
-        assert response.status in (200, 501), (fmt, response.status, response.text()[:300])
-        if response.status == 200:
-            assert response.headers["content-disposition"].startswith("attachment; filename=")
-        else:
-            error = response.json()["error"]
-            assert error["code"] == "not_implemented" and error["format"] == fmt, error
+        assert response.status == 200, (fmt, response.status, response.text()[:300])
+        assert response.headers["content-disposition"].startswith("attachment; filename=")
+        check_file(fmt, response.body())
+    if len(workers) > 1:
+        href = page.locator("[data-test=download-ranks-perfetto]").get_attribute("href") or ""
+        response = page.request.get(href)
+        assert response.status == 200, (response.status, response.text()[:300])
+        trace = perfetto_trace_pb2.Trace.FromString(response.body())
+        names = {
+            p.track_descriptor.process.process_name
+            for p in trace.packet
+            if p.HasField("track_descriptor") and p.track_descriptor.HasField("process")
+        }
+        assert len(names) == len(workers), names
     page.locator("[data-test=lang-en]").click()
     tab.assert_clean()
 

@@ -22,7 +22,6 @@ from flask import Blueprint, Response
 from mindinsight_profiler.export.bundle import ReportBundle
 from mindinsight_profiler.export.write import write_format
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.routes.common import endpoint, stream_file
 from mindinsight_profiler.server.services import services
 
@@ -72,10 +71,6 @@ def report_download(run: str, p: dict[str, Any]) -> Response:
     try:
         write_format(fmt, bundle, path, p["lang"], target.file, access.workspace(),
                      services().settings.options)  # fmt: skip
-    except NotImplementedError:
-        path.unlink(missing_ok=True)
-        raise ApiError(501, "not_implemented", f"the {fmt} report is not available in this "
-                       "version of the server", format=fmt) from None  # fmt: skip
     except BaseException:
         path.unlink(missing_ok=True)
         raise
