@@ -9,14 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from pathlib import Path
 
 import msgspec
 
 from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
 from mindinsight_profiler.advisor.rules import load_rules
-from mindinsight_profiler.cli.options import add_device_option, configured_options
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.cli.options import (
+    add_cache_options,
+    add_device_option,
+    add_rules_option,
+    configured_options,
+    pick_input,
+)
 from mindinsight_profiler.formats.sources import parse_location
 
 #: Exit status when `--fail-on` matches a finding.
@@ -46,16 +50,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=SEVERITIES,
         help=f"exit {EXIT_FINDINGS} when a shown finding has this severity or higher",
     )
-    p.add_argument(
-        "--rules-dir",
-        action="append",
-        default=[],
-        type=Path,
-        help="a folder of extra rule files (repeatable); same id replaces a rule",
-    )
+    add_rules_option(p)
     add_device_option(p)
-    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    add_cache_options(p)
     p.add_argument(
         "--verbose",
         "-v",
@@ -128,21 +125,11 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
     from mindinsight_profiler.pipeline.advice import advise_file
-    from mindinsight_profiler.store.cache import Workspace
-    from mindinsight_profiler.store.staging import discover_location
 
     load_rules(args.rules_dir)  # a bad rule file is reported before minutes of analysis
-    workspace = None if args.no_cache else Workspace(args.workspace)
-    runs = discover_location(args.path, workspace)
-    if not runs:
-        raise InputError(args.path, "no profiler output found")
-    run_ = pick_run(runs, args.worker, args.run)
-    if len(runs) > 1:
-        print(several_runs_note(runs, run_, "advising on"), file=sys.stderr)
-    file = run_.select(args.worker, args.span)
     options = configured_options(args)  # read where settings enter
+    workspace, run_, file = pick_input(args, "advising on")
     advice = advise_file(file, run_, workspace, args.rules_dir, options)
     advice.findings = [f for f in advice.findings if _at_least(f, args.min_severity)]
     if args.format == "json":

@@ -14,7 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.cli.options import (
+    add_cache_options,
+    add_device_option,
+    add_rules_option,
+    configured_options,
+)
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -40,12 +45,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", help="run to read when the folder holds several (its name)")
     p.add_argument("--span", help="span of every worker (default: each worker's first)")
     p.add_argument("--no-advice", action="store_true", help="leave out the advisor's ranges")
-    p.add_argument(
-        "--rules-dir", action="append", default=[], type=Path,
-        help="a folder of extra rule files (repeatable); same id replaces a rule",
-    )  # fmt: skip
+    add_rules_option(p)
     add_device_option(p)
-    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
+    add_cache_options(p, no_cache=False)
 
 
 def run(args: argparse.Namespace) -> int:

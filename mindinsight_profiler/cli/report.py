@@ -13,7 +13,13 @@ import re
 import sys
 from pathlib import Path
 
-from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.cli.options import (
+    add_cache_options,
+    add_device_option,
+    add_rules_option,
+    configured_options,
+    pick_input,
+)
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
 
@@ -36,13 +42,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--worker", help="worker to report on (default: the first)")
     p.add_argument("--run", help="run to read when the folder holds several (its name)")
     p.add_argument("--span", help="span (default: the worker's first)")
-    p.add_argument(
-        "--rules-dir", action="append", default=[], type=Path,
-        help="a folder of extra rule files (repeatable); same id replaces a rule",
-    )  # fmt: skip
+    add_rules_option(p)
     add_device_option(p)
-    p.add_argument("--workspace", type=Path, help="cache folder (default ~/.mindinsight)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    add_cache_options(p)
 
 
 def file_stem(run: str, worker: str) -> str:
@@ -76,20 +78,10 @@ def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.advisor.rules import load_rules
     from mindinsight_profiler.export.bundle import gather
     from mindinsight_profiler.export.write import write_format
-    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
-    from mindinsight_profiler.store.cache import Workspace
-    from mindinsight_profiler.store.staging import discover_location
 
     load_rules(args.rules_dir)  # a bad rule file is reported before minutes of analysis
     options = configured_options(args)
-    workspace = None if args.no_cache else Workspace(args.workspace)
-    runs = discover_location(args.path, workspace)
-    if not runs:
-        raise InputError(args.path, "no profiler output found")
-    run_ = pick_run(runs, args.worker, args.run)
-    if len(runs) > 1:
-        print(several_runs_note(runs, run_, "reporting on"), file=sys.stderr)
-    file = run_.select(args.worker, args.span)
+    workspace, run_, file = pick_input(args, "reporting on")
     formats = FORMATS if args.format == "all" else (args.format,)
     targets = _targets(args.output, formats, file_stem(run_.name, file.worker))
     for target in targets.values():

@@ -19,11 +19,10 @@ never a million Python objects at once.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 import numpy as np
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
@@ -32,6 +31,7 @@ from mindinsight_profiler.export.perfetto_edges import BEGIN, END, nest_lanes, s
 from mindinsight_profiler.export.ranks import Annotation, MergedTimeline
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Track
+from mindinsight_profiler.store.atomic import write_atomic
 
 CHUNK = 1 << 15
 _CLEARED = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
@@ -178,20 +178,12 @@ def _rank_packets(merged: MergedTimeline, i: int, counts: RankCounts) -> Iterato
 
 def write_perfetto(merged: MergedTimeline, path: str | Path) -> list[RankCounts]:
     """Write the merged timeline to `path` (renamed into place when complete)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     counts = [RankCounts(r.rank) for r in merged.ranks]
-    try:
-        with open(tmp, "wb") as f:
-            _write(f, merged, counts)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(Path(path), lambda f: _write(f, merged, counts), "wb", shared=True)
     return counts
 
 
-def _write(f: BinaryIO, merged: MergedTimeline, counts: list[RankCounts]) -> None:
+def _write(f: IO[bytes], merged: MergedTimeline, counts: list[RankCounts]) -> None:
     for i in range(len(merged.ranks)):
         for chunk in _rank_packets(merged, i, counts[i]):
             f.write(chunk)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from pathlib import Path
 from typing import IO
 
@@ -20,6 +19,7 @@ from mindinsight_profiler._version import __version__
 from mindinsight_profiler.analysis.timeline.export import event_chunks
 from mindinsight_profiler.export.perfetto import RankCounts, track_label
 from mindinsight_profiler.export.ranks import TIMELINE_EXPORT_VERSION, MergedTimeline
+from mindinsight_profiler.store.atomic import write_atomic
 
 #: The advisor's thread in each rank's process (above any real track index).
 ADVISOR_TID = 999_999
@@ -67,16 +67,8 @@ def _rank_lines(merged: MergedTimeline, i: int, counts: RankCounts) -> list[str]
 
 def write_timeline_json(merged: MergedTimeline, path: str | Path) -> list[RankCounts]:
     """Write the merged timeline as Chrome-trace JSON to `path` (renamed into place)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     counts = [RankCounts(r.rank) for r in merged.ranks]
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            _write(f, merged, counts)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(Path(path), lambda f: _write(f, merged, counts), "w", shared=True)
     return counts
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.export.bundle import ReportBundle
 from mindinsight_profiler.formats.discovery import TraceFile
-from mindinsight_profiler.store.atomic import write_bytes_atomic
+from mindinsight_profiler.store.atomic import umask, write_bytes_atomic
 from mindinsight_profiler.store.cache import Workspace
 
 
@@ -37,18 +37,4 @@ def write_format(
         write_xlsx(bundle, target, lang, file, workspace, options)
     else:
         raise ValueError(f"unknown report format {fmt!r}")
-    os.chmod(target, 0o666 & ~_umask())
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (os.umask sets it, which would race
-    with other threads of a server); 022 where /proc does not say. A report is a file to
-    share: it gets the mode any new file would, not the temporary file's 0600."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022
+    os.chmod(target, 0o666 & ~umask())  # a file to share, not a temporary 0600 one

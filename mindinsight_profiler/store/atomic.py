@@ -23,17 +23,36 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _write_atomic(path: Path, write: Callable[[IO[Any]], object], mode: str = "w") -> None:
-    """`write` into a temporary file in the same folder, then rename it over `path`."""
+def write_atomic(
+    path: Path, write: Callable[[IO[Any]], object], mode: str = "w", shared: bool = False
+) -> None:
+    """`write` into a temporary file in the same folder, then rename it over `path`: a
+    reader never sees half a file. `shared`: a file for people (a report, an export) gets
+    the mode any new file would (the umask's), not the temporary file's 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, mode) as f:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             write(f)
+        if shared:
+            os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (os.umask sets it, which would race
+    with other threads of a server); 022 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
 
 
 def write_bytes_atomic(path: Path, *parts: bytes) -> None:
@@ -43,9 +62,9 @@ def write_bytes_atomic(path: Path, *parts: bytes) -> None:
         for part in parts:
             f.write(part)
 
-    _write_atomic(path, write, "wb")
+    write_atomic(path, write, "wb")
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """JSON, streamed into the temporary file (a report is not built as one string first)."""
-    _write_atomic(path, lambda f: json.dump(data, f, separators=(",", ":"), default=json_default))
+    write_atomic(path, lambda f: json.dump(data, f, separators=(",", ":"), default=json_default))

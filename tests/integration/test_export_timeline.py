@@ -10,6 +10,7 @@ ranks (the one of the three whose advice has time ranges).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -155,6 +156,10 @@ def test_a_run_of_one_worker_is_one_process(workspace: Path, tmp_path: Path) -> 
     rb = read_perfetto(out)
     assert len(rb.processes) == 1 and not any(n.startswith("advisor")
                                               for _, n in rb.tracks.values())  # fmt: skip
+    # a file to share: the mode of any new file (the umask's), not a temporary file's 0600
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask, oct(out.stat().st_mode)
 
 
 def test_cli_aligns_a_planted_clock_offset(workspace: Path, tmp_path: Path) -> None:

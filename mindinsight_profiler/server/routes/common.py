@@ -8,6 +8,9 @@ so the document cannot drift from what the routes accept.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,3 +81,33 @@ def stream_file(path: Path, chunk: int = 1 << 16) -> Iterator[bytes]:
         path.unlink(missing_ok=True)
         while data := f.read(chunk):
             yield data
+
+
+def file_name(*parts: str) -> str:
+    """A download's file name: the parts joined by '-', only letters, digits and `._-`
+    (the CLI names its files by the same rule)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", "-".join(parts)).strip("._") or "download"
+
+
+def download(
+    write: Callable[[Path], object], filename: str, mimetype: str,
+    headers: dict[str, str] | None = None,
+) -> Response:  # fmt: skip
+    """A file written by `write` into a temporary path (removed if writing fails), sent as
+    an attachment named `filename` and gone once sent (`stream_file`)."""
+    suffix = "".join(Path(filename).suffixes[-2:])
+    fd, name = tempfile.mkstemp(prefix="mindinsight-download-", suffix=suffix)
+    os.close(fd)
+    path = Path(name)
+    try:
+        write(path)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    sent = {
+        "Content-Disposition": f'attachment; filename="{filename}"',
+        "Content-Length": str(path.stat().st_size),
+        "Cache-Control": "no-store",
+        **(headers or {}),
+    }
+    return Response(stream_file(path), mimetype=mimetype, headers=sent)

@@ -11,9 +11,6 @@ an aborted download leaves nothing behind.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +19,7 @@ from flask import Blueprint, Response
 from mindinsight_profiler.export.bundle import ReportBundle
 from mindinsight_profiler.export.write import write_format
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.routes.common import endpoint, stream_file
+from mindinsight_profiler.server.routes.common import download, endpoint, file_name
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("reports", __name__)
@@ -36,10 +33,9 @@ MIMETYPE = {
 
 
 def attachment_name(run: str, worker: str, fmt: str) -> str:
-    """The file's name: `cli.report.file_stem`'s rule (letters, digits, `._-`; the server
-    may not import the CLI), so the CLI and the dashboard name the same report alike."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run}-{worker}").strip("._") or "report"
-    return stem + SUFFIX[fmt]
+    """The file's name: `cli.report.file_stem`'s rule (the server may not import the CLI),
+    so the CLI and the dashboard name the same report alike."""
+    return file_name(run, worker) + SUFFIX[fmt]
 
 
 def bundle_of(target: access.Target) -> ReportBundle:
@@ -65,19 +61,10 @@ def report_download(run: str, p: dict[str, Any]) -> Response:
     bundle = bundle_of(target)
     access.trace(target)  # the workbook's tables read the cached trace: 409 until it is there
     fmt = p["format"]
-    fd, name = tempfile.mkstemp(prefix="mindinsight-report-", suffix=SUFFIX[fmt])
-    os.close(fd)
-    path = Path(name)
-    try:
+
+    def write(path: Path) -> None:
         write_format(fmt, bundle, path, p["lang"], target.file, access.workspace(),
                      services().settings.options)  # fmt: skip
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    filename = attachment_name(target.run.name, target.file.worker, fmt)
-    headers = {
-        "Content-Disposition": f'attachment; filename="{filename}"',
-        "Content-Length": str(path.stat().st_size),
-        "Cache-Control": "no-store",
-    }
-    return Response(stream_file(path), mimetype=MIMETYPE[fmt], headers=headers)
+
+    return download(write, attachment_name(target.run.name, target.file.worker, fmt),
+                    MIMETYPE[fmt])  # fmt: skip

@@ -7,11 +7,6 @@ reads the cached trace and its cached timeline index.
 
 from __future__ import annotations
 
-import os
-import re
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response
@@ -32,7 +27,7 @@ from mindinsight_profiler.export.timeline import SUFFIX, write_merged
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.errors import ApiError
-from mindinsight_profiler.server.routes.common import endpoint
+from mindinsight_profiler.server.routes.common import download, endpoint, file_name
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("timeline", __name__)
@@ -86,14 +81,6 @@ def timeline_event(run: str, p: dict[str, Any]) -> dict[str, Any]:
     return {**target.where(), "event": event_details(trace, i, origin, depth)}
 
 
-def _stream(path: Path) -> Iterator[bytes]:
-    """The file's bytes; it is unlinked once open, so an aborted download leaves nothing."""
-    with open(path, "rb") as f:
-        path.unlink(missing_ok=True)
-        while chunk := f.read(CHUNK):
-            yield chunk
-
-
 def _origin(trace: Trace) -> int:
     start = trace.events["start_ns"]
     return int(start.min()) if len(start) else 0
@@ -110,20 +97,9 @@ def timeline_export(run: str, p: dict[str, Any]) -> Response:
         end = trace.events["end_ns"]
         t0, t1 = _window(p, origin, int(end.max()) - origin if len(end) else 1)
     suffix = ".json.gz" if p["gzip"] else ".json"
-    fd, name = tempfile.mkstemp(prefix="mindinsight-export-", suffix=suffix)
-    os.close(fd)
-    try:
-        export_chrome_trace(trace, name, t0, t1)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    label = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{target.run.name}-{target.file.worker}")
-    headers = {
-        "Content-Disposition": f'attachment; filename="{label}{suffix}"',
-        "Content-Length": str(Path(name).stat().st_size),
-    }
     mime = "application/gzip" if p["gzip"] else "application/json"
-    return Response(_stream(Path(name)), mimetype=mime, headers=headers)
+    return download(lambda path: export_chrome_trace(trace, path, t0, t1),
+                    file_name(target.run.name, target.file.worker) + suffix, mime)  # fmt: skip
 
 
 @endpoint(bp, "/runs/<run>/timeline/export-ranks", schemas.ExportRanksQuery, None)
@@ -158,21 +134,9 @@ def timeline_export_ranks(run: str, p: dict[str, Any]) -> Response:
         merged = merge(ranks, window)
     except ValueError as exc:
         raise ApiError(400, "bad_parameter", f"start_ns: {exc}", parameter="start_ns") from None
-    suffix = SUFFIX[p["format"]]
-    fd, name = tempfile.mkstemp(prefix="mindinsight-ranks-", suffix=suffix)
-    os.close(fd)
-    try:
-        write_merged(merged, name, p["format"])
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    label = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{entry.name}-timeline")
-    headers = {
-        "Content-Disposition": f'attachment; filename="{label}{suffix}"',
-        "Content-Length": str(Path(name).stat().st_size),
-        "X-Clock-Alignment": merged.alignment.method,
-    }
+    headers = {"X-Clock-Alignment": merged.alignment.method}
     if missing:
         headers["X-Advice-Missing"] = ",".join(missing)
     mime = "application/json" if p["format"] == "json" else "application/octet-stream"
-    return Response(_stream(Path(name)), mimetype=mime, headers=headers)
+    name = file_name(entry.name, "timeline") + SUFFIX[p["format"]]
+    return download(lambda path: write_merged(merged, path, p["format"]), name, mime, headers)
