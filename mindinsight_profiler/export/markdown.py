@@ -163,7 +163,8 @@ def _where(b: ReportBundle, lang: str) -> list[str]:
     src, worker = (shlex.quote(" ".join(v.replace("`", "").split())) for v in (b.source, b.worker))
     zh = lang == "zh"
     lines = [
-        f"- {'看板' if zh else 'Dashboard'}: `mindinsight start <logdir>`, "
+        f"- {'看板' if zh else 'Dashboard'}: "
+        "`mindinsight start --summary-base-dir <folder of the run>`, "
         + ("页面" if zh else "pages") + ": "
         + ", ".join(p.replace("_", "-") for p in (pages or ["overview", "timeline"])),
         f"- {'每条发现的证据' if zh else 'Each finding with its evidence'}: "
