@@ -263,3 +263,14 @@ def test_ascends_step_view_shows_without_a_step_trace(hostile: ReportBundle) -> 
     row = re.search(r'<tr data-key="computing_us"><td>Computing</td><td class="num">([^<]*)</td>'
                     r'<td class="num">([^<]*)</td>', html)  # fmt: skip
     assert row and row.groups() == ("1.50 ms", "75.0 %")
+
+
+def test_a_step_trace_without_named_points_still_shows_its_steps(hostile: ReportBundle) -> None:
+    """MindSpore's step_trace table times the stages without naming the FP/BP operators:
+    the section shows the stages' chart and table (it was a bare heading), not the names."""
+    report = copy.deepcopy(hostile.report)
+    for point in ("fp_point", "bp_point"):
+        report["step_trace"][point]["name"] = None
+    html = render_html(ReportBundle(**{**hostile.__dict__, "report": report}))
+    assert 'data-chart="step_trace"' in html and "step_trace" not in _missing(html)
+    assert EN["fp_point"] not in parse(html).text["step_trace"]

@@ -132,7 +132,7 @@ def step_trace(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str
     s = report.get("step_trace")
     npu = npu_steps(report, lang)
     if not s or not s.get("steps"):
-        return {"npu": npu, "fp": None} if npu else None
+        return {"npu": npu, "fp": None, "table": None} if npu else None
     avg = s["average"]
     stages = [("iteration_interval_us", w["iteration_interval"]),
               ("fp_and_bp_us", w["fp_and_bp"]), ("tail_us", w["tail"])]  # fmt: skip
