@@ -34,15 +34,16 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 800}
 
 
-def skip_reason() -> str | None:
-    """Why the browser tests cannot run here (None when they can)."""
+def skip_reason(need_ui: bool = True) -> str | None:
+    """Why the browser tests cannot run here (None when they can); `need_ui`: the test
+    opens the dashboard (the HTML report's tests need only Chromium)."""
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "playwright is not installed (pip install -e '.[dev]')"
     if not CHROMIUM.exists() and not shutil.which("chromium"):
         return f"no Chromium at {CHROMIUM} (bash scripts/install_browser.sh)"
-    if not UI_INDEX.is_file():
+    if need_ui and not UI_INDEX.is_file():
         return "the dashboard is not built (bash scripts/build_ui.sh)"
     return None
 
@@ -80,20 +81,31 @@ class Tab:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    reason = skip_reason()
+def chromium() -> Iterator[Any]:
+    """One Chromium for the whole session: Playwright's sync API runs one instance per
+    thread, so every browser test (dashboard or not) shares it."""
+    reason = skip_reason(need_ui=False)
     if reason:
         pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
     pw = sync_playwright().start()
     path = CHROMIUM if CHROMIUM.exists() else Path(shutil.which("chromium") or CHROMIUM)
-    chromium = pw.chromium.launch(executable_path=str(path), args=CHROMIUM_ARGS)
+    launched = pw.chromium.launch(executable_path=str(path), args=CHROMIUM_ARGS)
     try:
-        yield chromium
+        yield launched
     finally:
-        chromium.close()
+        launched.close()
         pw.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: Any) -> Any:
+    """Chromium for the dashboard's tests (skipped when the dashboard is not built)."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    return chromium
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.conftest import SHARED_DATA
-from tests.e2e.browser import browser, skip_reason, tab  # noqa: F401  (fixtures)
+from tests.e2e.browser import browser, chromium, skip_reason, tab  # noqa: F401  (fixtures)
 from tests.server.service import Server
 
 #: run name in the base dir -> folder under ../shared/data

@@ -13,7 +13,6 @@ build/e2e-screenshots/report-*.png.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from mindinsight_profiler.export.html.texts import BREAKDOWN, EN, ZH
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.settings import Settings
 from tests.conftest import SHARED_DATA
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, Tab
+from tests.e2e.browser import SCREENSHOTS, Tab
 from tests.htmlreport import HOSTILE_KERNELS, HOSTILE_OPS, LONG, bundle_of, hostile_trace
 
 RUNS = {  # folder in the base dir -> run under ../shared/data
@@ -39,24 +38,6 @@ API_PATHS = (
     "overview", "advice", "step-trace", "data-pipeline", "memory", "communication",
     "perf-model", "operators?sort=device_self_us&limit=20", "kernels?sort=total_us&limit=20",
 )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """Chromium without the dashboard's build (the report needs no UI)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (bash scripts/install_browser.sh)")
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-    try:
-        yield browser
-    finally:
-        browser.close()
-        pw.stop()
 
 
 @dataclass
