@@ -3,7 +3,8 @@ what its trace processor would need: names resolved through each sequence's inte
 data, every slice's end closing the innermost open slice of its track, in time order.
 
 Not a trace processor (that needs a binary download): a strict reader of the subset our
-exporter writes (process and child track descriptors, slice begin/end, instants).
+exporter writes (process and child track descriptors, slice begin/end, instants, flows:
+each id started once and ended once).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class ReadBack:
     pids: dict[int, int] = field(default_factory=dict)  # process uuid -> pid
     tracks: dict[int, tuple[int, str]] = field(default_factory=dict)  # uuid -> (parent, name)
     slices: dict[int, list[Slice]] = field(default_factory=dict)  # track uuid -> slices
+    flow_starts: dict[int, tuple[int, int]] = field(default_factory=dict)  # id -> (track, ts)
+    flow_ends: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def process_of(self, name: str) -> int:
         (uuid,) = [u for u, n in self.processes.items() if n == name]
@@ -79,10 +82,17 @@ def read_perfetto(path: Path) -> ReadBack:
             out.slices.setdefault(te.track_uuid, []).append(Slice(name, start, ts, len(stack)))
             continue
         name = names[seq][te.name_iid] if te.HasField("name_iid") else te.name
+        for fid in te.flow_ids:
+            assert fid not in out.flow_starts, f"flow {fid} started twice"
+            out.flow_starts[fid] = (te.track_uuid, ts)
+        for fid in te.terminating_flow_ids:
+            assert fid not in out.flow_ends, f"flow {fid} ended twice"
+            out.flow_ends[fid] = (te.track_uuid, ts)
         if te.type == pb.TrackEvent.TYPE_INSTANT:
             out.slices.setdefault(te.track_uuid, []).append(Slice(name, ts, ts, len(stack)))
         else:
             assert te.type == pb.TrackEvent.TYPE_SLICE_BEGIN
             stack.append((name, ts))
     assert not any(open_.values()), "slices left open"
+    assert out.flow_starts.keys() == out.flow_ends.keys(), "a flow without its other end"
     return out

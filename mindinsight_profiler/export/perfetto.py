@@ -5,7 +5,10 @@ Layout: each rank is a process ("rank 3 (worker)"), its threads and streams trac
 (`TrackDescriptor` with the process track as parent), each event a `TYPE_SLICE_BEGIN` /
 `TYPE_SLICE_END` pair on its track (instant events `TYPE_INSTANT`), and the advisor's
 evidence ranges slices on the rank's "advisor" track (a second lane, "advisor 2", where
-two ranges overlap). Each rank is one packet sequence whose first packet clears the
+two ranges overlap). Launch arrows (a runtime call -> the kernel, copy or set it launched,
+the model's `caller` link, as the dashboard draws them) are Perfetto flows: the call's
+begin carries `flow_ids`, the device work's begin `terminating_flow_ids`, when both are in
+the window. Each rank is one packet sequence whose first packet clears the
 incremental state and interns the names its events use (`InternedData.event_names`):
 an event packet carries a small integer, not its name, so the file stays small.
 
@@ -29,7 +32,7 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from mindinsight_profiler.export.perfetto_edges import BEGIN, END, nest_lanes, slice_edges
 from mindinsight_profiler.export.ranks import Annotation, MergedTimeline
-from mindinsight_profiler.model.kinds import Kind
+from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind
 from mindinsight_profiler.model.trace import Track
 from mindinsight_profiler.store.atomic import write_atomic
 
@@ -48,10 +51,30 @@ class RankCounts:
     slices: int = 0  # events written (slices and instants)
     tracks: dict[str, int] = field(default_factory=dict)  # track name -> events on it
     annotations: int = 0
+    flows: int = 0  # launch arrows: a runtime call -> the device work it launched
 
 
 def process_uuid(position: int) -> int:
     return (position + 1) << 32
+
+
+def launch_flows(trace_caller: np.ndarray, kinds: np.ndarray, rows: np.ndarray,
+                 base: int) -> tuple[dict[int, list[int]], dict[int, int]]:  # fmt: skip
+    """Launch arrows among `rows` (sorted event indices): {position of the runtime call:
+    flow ids it starts}, {position of the device work: the flow id it ends}. A flow is
+    written only when both ends are in the window; ids are `base` + the device work's
+    position, unique across ranks. A graph launch starts several."""
+    caller = trace_caller[rows].astype(np.int64)
+    device = np.flatnonzero(np.isin(kinds[rows], DEVICE_KINDS) & (caller >= 0))
+    src = np.searchsorted(rows, caller[device])
+    hit = src < len(rows)
+    hit[hit] = rows[src[hit]] == caller[device[hit]]
+    starts: dict[int, list[int]] = {}
+    ends: dict[int, int] = {}
+    for s_pos, d_pos in zip(src[hit].tolist(), device[hit].tolist(), strict=True):
+        starts.setdefault(s_pos, []).append(base + d_pos)
+        ends[d_pos] = base + d_pos
+    return starts, ends
 
 
 def track_label(track: Track) -> str:
@@ -161,18 +184,24 @@ def _rank_packets(merged: MergedTimeline, i: int, counts: RankCounts) -> Iterato
 
     who, kind, ts = slice_edges(vtrack, start, end, instant)
     track_uuid = proc + 1 + vtrack
+    flow_starts, flow_ends = launch_flows(ev["caller"], ev["kind"], rows, (i + 1) << 40)
+    counts.flows = len(flow_ends)
     for lo in range(0, len(who), CHUNK):
         out = pb.Trace()
         add = out.packet.add
         w = who[lo : lo + CHUNK]
-        columns = (kind[lo : lo + CHUNK], ts[lo : lo + CHUNK] + off, track_uuid[w], iids[w])
-        for typ, stamp, uuid, iid in zip(*(c.tolist() for c in columns), strict=True):
+        columns = (kind[lo : lo + CHUNK], ts[lo : lo + CHUNK] + off, track_uuid[w], iids[w], w)
+        for typ, stamp, uuid, iid, w_pos in zip(*(c.tolist() for c in columns), strict=True):
             te = add(
                 timestamp=stamp, trusted_packet_sequence_id=seq, sequence_flags=_NEEDS
             ).track_event
             te.type, te.track_uuid = typ, uuid  # setting fields: half the time of a kwargs copy
             if typ != END:
                 te.name_iid = iid
+                if w_pos in flow_starts:
+                    te.flow_ids.extend(flow_starts[w_pos])
+                if w_pos in flow_ends:
+                    te.terminating_flow_ids.append(flow_ends[w_pos])
         yield out.SerializeToString()
 
 

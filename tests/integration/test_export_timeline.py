@@ -23,6 +23,7 @@ from mindinsight_profiler.export.ranks import MergedTimeline, merge
 from mindinsight_profiler.export.timeline import gather_ranks
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.formats.kineto.reader import read_kineto
+from mindinsight_profiler.model.kinds import DEVICE_KINDS
 from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.store.cache import Workspace
 from tests.conftest import shared
@@ -46,6 +47,22 @@ def model_events(merged: MergedTimeline, i: int) -> Counter[tuple[str, str, int,
         track = track_label(r.trace.tracks[int(ev["track"][j])])
         out[(track, names[int(ev["name"][j])], int(ev["start_ns"][j]) + off,
              int(ev["end_ns"][j]) + off)] += 1  # fmt: skip
+    return out
+
+
+def model_flows(merged: MergedTimeline, i: int) -> Counter[tuple[str, int, str, int]]:
+    """(launch's track, its aligned start, device work's track, its aligned start) of rank
+    i's launches whose both ends are in the window: an event loop over the model, not the
+    exporter's numpy."""
+    r, off = merged.ranks[i], merged.alignment.offsets_ns[i]
+    ev = r.trace.events
+    rows = set(merged.rows(i).tolist())
+    out: Counter[tuple[str, int, str, int]] = Counter()
+    for j in rows:
+        c = int(ev["caller"][j])
+        if int(ev["kind"][j]) in DEVICE_KINDS and c in rows:
+            src, dst = (track_label(r.trace.tracks[int(ev["track"][k])]) for k in (c, j))
+            out[(src, int(ev["start_ns"][c]) + off, dst, int(ev["start_ns"][j]) + off)] += 1
     return out
 
 
@@ -88,10 +105,16 @@ def test_merged_perfetto_trace_reads_back_with_the_models_counts(
                         for f in advice.findings for e in f.evidence
                         if e.start_ns is not None and e.end_ns is not None)  # fmt: skip
         assert sorted(notes) == ranges
+        base = {re.sub(r" \(overlap \d+\)$", "", n) for n in tracks.values()}
+        named = {u: re.sub(r" \(overlap \d+\)$", "", n) for u, n in tracks.items()}
+        flows = Counter((named[st], sts, named[rb.flow_ends[f][0]], rb.flow_ends[f][1])
+                        for f, (st, sts) in rb.flow_starts.items() if st in named)  # fmt: skip
+        assert base and flows == model_flows(merged, i)  # every launch arrow, both ends
         if run == ASCEND:
             assert len(notes) >= 10  # idle gaps, online compiles, blocking syncs
         print(f"{run} rank {r.rank}: {sum(got.values())} slices on {len(model_tracks)} tracks "
-              f"({len(tracks)} with lanes), {len(notes)} annotations")  # fmt: skip
+              f"({len(tracks)} with lanes), {len(notes)} annotations, "
+              f"{sum(flows.values())} launch flows")  # fmt: skip
     print(f"{run}: {out.stat().st_size:,} bytes, clocks {merged.alignment}")
 
 
