@@ -13,6 +13,7 @@ import pytest
 from mindinsight_profiler.analysis.cluster.clock import (
     AGREE_NS,
     TOLERANCE_NS,
+    align_calls,
     align_ends,
     align_ranks,
     collective_ends,
@@ -130,3 +131,30 @@ def test_keys_include_the_message_and_the_mindspore_operator() -> None:
     ev["kind"][:], ev["comm_msg"][:] = Kind.OTHER, -1
     ev["name"][comm] = t.strings.intern("stream_36_0_AllReduce-op4542")
     assert {k: len(v) for k, v in collective_ends(t).items()} == {"AllReduce-op4542|": 4}
+
+
+#: a real gloo run's all-reduces on one host (ms; tests/advisor/planted_ranks.py): rank 0's
+#: host ranges wait ~30 ms for the slow rank 1, and their ends are 0.6-10.8 ms apart
+GLOO_RANK0 = [(594.4, 625.0), (632.5, 670.5), (673.6, 706.96), (716.2, 746.5), (755.7, 789.3),
+              (796.4, 841.5)]  # fmt: skip
+GLOO_RANK1 = [(624.3, 625.6), (664.8, 665.7), (706.0, 706.84), (745.8, 750.5), (788.7, 789.3),
+              (827.7, 830.6)]  # fmt: skip
+
+
+def _gloo(calls: list[tuple[float, float]], shift_ms: float = 0.0) -> dict[str, np.ndarray]:
+    return {"AllReduce|": ((np.asarray(calls) + shift_ms) * 1e6).astype(np.int64)}
+
+
+def test_host_ranges_whose_ends_disagree_are_bracketed_by_the_calls_bounds() -> None:
+    """Rule 3's fallback: no rank leaves a blocking call before all entered it. The ends'
+    median is 2 ms off here; the bound the late rank sets is within 0.6 ms."""
+    same_host = align_calls([_gloo(GLOO_RANK0), _gloo(GLOO_RANK1)])
+    assert same_host.method == "wall_clock" and same_host.matched == 6  # zero is in bounds
+    skewed = align_calls([_gloo(GLOO_RANK0), _gloo(GLOO_RANK1, 7.3)])
+    assert skewed.method == "collectives"
+    assert skewed.offsets_ns[1] == pytest.approx(-7.3e6, abs=0.7e6)
+    # calls that cannot be the same (one call 100 ms later than any offset the others
+    # allow: the bounds do not meet): not paired, the wall clock kept
+    odd = [*GLOO_RANK1[:2], (806.0, 806.84), *GLOO_RANK1[3:]]
+    apart = align_calls([_gloo(GLOO_RANK0), _gloo(odd)])
+    assert apart.matched == 0 and apart.offsets_ns == [0, 0]

@@ -22,7 +22,13 @@ instant, while their starts differ by how long each waited. So:
    The pairing is trusted only when it agrees with itself: at least half of the
    differences within `AGREE_NS` of their median (calls of one collective leave together;
    differences scattered over milliseconds say the k-th calls are not the same call, as in
-   traces sampled at different steps, and such a pair of ranks is not used).
+   traces sampled at different steps). When the ends do not agree, the bounds every
+   blocking call sets are used instead (`pair_offset`): no rank leaves a call before every
+   rank has entered it, so the offset lies in [ref start - other end, ref end - other
+   start] of each call; the intersection over the calls brackets it (gloo's host ranges:
+   their ends are milliseconds apart, yet the side set by the rank that came last is
+   within half a millisecond); bounds that do not meet say the calls are not the same,
+   and such a pair of ranks is not used.
    Ranks are aligned to rank 0 where they share keys with it, else through a rank already
    aligned (two pipeline stages that share no collective with each other's groups meet
    through a rank that runs both).
@@ -68,12 +74,13 @@ class ClockAlignment:
     """Per rank, ns to add to its timestamps to put them on the reference rank's clock."""
 
     offsets_ns: list[int]
-    method: str  # "wall_clock" (no shift) or "collectives" (matched collectives' ends)
+    method: str  # "wall_clock" (no shift) or "collectives" (the matched collectives)
     matched: int = 0  # collective pairs the offsets were estimated from
 
 
-def collective_ends(trace: Trace) -> dict[str, np.ndarray]:
-    """Per collective key, the ends (ns, in call order) of this rank's calls (module doc)."""
+def collective_calls(trace: Trace) -> dict[str, np.ndarray]:
+    """Per collective key, the (start, end) ns of this rank's calls in call order, an
+    (n, 2) array (module doc)."""
     ev = trace.events
     comm = comm_kernel_mask(trace)
     if comm.any():
@@ -88,10 +95,16 @@ def collective_ends(trace: Trace) -> dict[str, np.ndarray]:
         else:
             idx, kinds = _named_collectives(trace)
     msgs = trace.strings.lookup(ev["comm_msg"][idx])
-    out: dict[str, list[int]] = {}
-    for kind, msg, end in zip(kinds, msgs, ev["end_ns"][idx].tolist(), strict=True):
-        out.setdefault(f"{kind}|{msg}", []).append(end)
-    return {k: np.asarray(v, dtype=np.int64) for k, v in out.items()}
+    spans = zip(ev["start_ns"][idx].tolist(), ev["end_ns"][idx].tolist(), strict=True)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for kind, msg, span in zip(kinds, msgs, spans, strict=True):
+        out.setdefault(f"{kind}|{msg}", []).append(span)
+    return {k: np.asarray(v, dtype=np.int64).reshape(-1, 2) for k, v in out.items()}
+
+
+def collective_ends(trace: Trace) -> dict[str, np.ndarray]:
+    """Per collective key, the ends (ns, in call order) of this rank's calls."""
+    return {k: v[:, 1] for k, v in collective_calls(trace).items()}
 
 
 def _named_collectives(trace: Trace) -> tuple[np.ndarray, list[str]]:
@@ -106,23 +119,62 @@ def _named_collectives(trace: Trace) -> tuple[np.ndarray, list[str]]:
     return idx, [_STREAM_PREFIX.sub("", names[c]) for c in ev["name"][idx].tolist()]
 
 
-def pair_differences(ref: dict[str, np.ndarray], other: dict[str, np.ndarray]) -> np.ndarray:
-    """`ref`'s end minus `other`'s, for the k-th call of each key both ranks have."""
+def _as_calls(ends: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Ends alone as (start, end) calls of no length (`align_ends`' input)."""
+    return {k: (v if v.ndim == 2 else np.stack([v, v], axis=1)) for k, v in ends.items()}
+
+
+def _paired(ref: dict[str, np.ndarray], other: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(ref starts, ref ends, other starts, other ends) of the k-th call of each shared key."""
     parts = []
     for key in sorted(ref.keys() & other.keys()):
         n = min(len(ref[key]), len(other[key]))
-        parts.append(ref[key][:n] - other[key][:n])
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        parts.append(np.concatenate([ref[key][:n], other[key][:n]], axis=1))
+    both = np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.int64)
+    return tuple(both[:, c] for c in range(4))
+
+
+def pair_offset(ref: dict[str, np.ndarray], other: dict[str, np.ndarray]) -> tuple[int | None, int]:
+    """(ns to add to `other` to put it on `ref`'s clock, or None when the calls do not pair;
+    the calls paired). The median of the ends' differences when they agree (rule 3);
+    otherwise the bound every blocking collective sets: no rank leaves a call before every
+    rank has entered it, so the offset lies in [ref start - other end, ref end - other
+    start] of each call. Host ranges (gloo's) end when the call's work is done on that
+    rank, milliseconds apart: their ends do not agree, but the intersection of the calls'
+    bounds still brackets the offset. The wall clock is kept when the bounds allow it (zero
+    inside), else the bound nearer the ends' median: the side set by the rank that arrived
+    last, whose entry is the collective's true start (within its shortest call, about half
+    a millisecond for gloo on one host); no intersection: not the same calls."""
+    s0, e0, s1, e1 = _paired(ref, other)
+    if not len(e0):
+        return None, 0
+    diffs = e0 - e1
+    median = int(np.median(diffs))
+    if 2 * (np.abs(diffs - median) <= AGREE_NS).sum() >= len(diffs):
+        return median, len(diffs)
+    lo, hi = int((s0 - e1).max()), int((e0 - s1).min())
+    if lo > hi:
+        return None, 0
+    if lo <= 0 <= hi:
+        return 0, len(diffs)
+    # one side is tight: the rank that came last to every call entered it just before all
+    # left; the noisy ends' median says which side that is
+    return (lo if abs(median - lo) < abs(median - hi) else hi), len(diffs)
 
 
 def align_ranks(traces: Sequence[Trace]) -> ClockAlignment:
     """The offsets of each trace onto the first one's clock (the module doc's rule)."""
-    return align_ends([collective_ends(t) for t in traces])
+    return align_calls([collective_calls(t) for t in traces])
 
 
 def align_ends(ends: Sequence[dict[str, np.ndarray]]) -> ClockAlignment:
-    """`align_ranks` on each rank's `collective_ends` (pure, and what the tests plant)."""
-    n = len(ends)
+    """`align_ranks` from each rank's `collective_ends` alone (pure; what the tests plant)."""
+    return align_calls([_as_calls(e) for e in ends])
+
+
+def align_calls(calls: Sequence[dict[str, np.ndarray]]) -> ClockAlignment:
+    """`align_ranks` on each rank's `collective_calls`."""
+    n = len(calls)
     offsets: list[int | None] = [0] + [None] * (n - 1) if n else []
     matched = 0
     progress = True
@@ -135,11 +187,10 @@ def align_ends(ends: Sequence[dict[str, np.ndarray]]) -> ClockAlignment:
                 base = offsets[a]
                 if base is None:
                     continue
-                diffs = pair_differences(ends[a], ends[r])
-                median = int(np.median(diffs)) if len(diffs) else 0
-                if len(diffs) and 2 * (np.abs(diffs - median) <= AGREE_NS).sum() >= len(diffs):
-                    offsets[r] = base + median
-                    matched += len(diffs)
+                offset, paired = pair_offset(calls[a], calls[r])
+                if offset is not None:
+                    offsets[r] = base + offset
+                    matched += paired
                     progress = True
                     break
     found = [o or 0 for o in offsets]
