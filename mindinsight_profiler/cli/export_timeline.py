@@ -98,9 +98,12 @@ def run(args: argparse.Namespace) -> int:
     )
     events = sum(c.slices for c in counts)
     notes = sum(c.annotations for c in counts)
+    flows = sum(c.flows for c in counts)  # Perfetto's launch arrows (none in the JSON)
+    ranks = f"{len(counts)} rank" + ("s" if len(counts) != 1 else "")
     print(
-        f"wrote {out} ({out.stat().st_size:,} bytes): {len(counts)} ranks, {events:,} events, "
-        f"{notes} advisor ranges; {clocks} ({a.matched} collective pairs); "
+        f"wrote {out} ({out.stat().st_size:,} bytes): {ranks}, {events:,} events, "
+        + (f"{flows:,} launch arrows, " if flows else "")
+        + f"{notes} advisor ranges; {clocks} ({a.matched} collective pairs); "
         f"{time.perf_counter() - began:.2f} s",
         file=sys.stderr,
     )
