@@ -99,9 +99,9 @@ def run(args: argparse.Namespace) -> int:
     events = sum(c.slices for c in counts)
     notes = sum(c.annotations for c in counts)
     flows = sum(c.flows for c in counts)  # Perfetto's launch arrows (none in the JSON)
-    ranks = f"{len(counts)} rank" + ("s" if len(counts) != 1 else "")
+    n_ranks = f"{len(counts)} rank" + ("s" if len(counts) != 1 else "")
     print(
-        f"wrote {out} ({out.stat().st_size:,} bytes): {ranks}, {events:,} events, "
+        f"wrote {out} ({out.stat().st_size:,} bytes): {n_ranks}, {events:,} events, "
         + (f"{flows:,} launch arrows, " if flows else "")
         + f"{notes} advisor ranges; {clocks} ({a.matched} collective pairs); "
         f"{time.perf_counter() - began:.2f} s",
