@@ -79,7 +79,8 @@ _L = {
            "kernels": "Top kernels (by total time)", "op": "Operator", "kernel": "Kernel",
            "calls": "Calls", "dev": "Device self (ms)", "host": "Host self (ms)",
            "total": "Total (ms)", "mean": "Mean (us)", "where": "Where to look",
-           "more": "more", "together": "together they could save", "run": "run",
+           "more": "{n} more: `mindinsight advise`", "together": "together they could save",
+           "run": "run", "high": "high", "medium": "medium", "low": "low", "step": "step",
            "device": "device", "source": "source"},
     "zh": {"title": "性能摘要", "figure": "指标", "value": "数值", "share": "占迭代比例",
            "findings": "主要发现", "none": "没有发现问题。", "sev": "严重程度",
@@ -87,7 +88,9 @@ _L = {
            "ops": "耗时最多的算子 (按设备自身耗时)", "kernels": "耗时最多的计算核 (按总耗时)",
            "op": "算子", "kernel": "计算核", "calls": "调用次数", "dev": "设备自身 (ms)",
            "host": "主机自身 (ms)", "total": "总耗时 (ms)", "mean": "平均 (us)",
-           "where": "下一步看哪里", "more": "更多", "together": "合计可节省", "run": "运行",
+           "where": "下一步看哪里", "more": "另有 {n} 条：见 `mindinsight advise`",
+           "together": "合计可节省", "run": "运行", "high": "高", "medium": "中", "low": "低",
+           "step": "迭代",
            "device": "设备", "source": "来源"},
 }  # fmt: skip
 
@@ -115,18 +118,19 @@ def _findings(b: ReportBundle, t: dict[str, str], lang: str) -> list[str]:
     if not found:
         return [*out, t["none"]]
     if b.advice.combined_saving_us:
-        out += [f"{t['together']} {fmt_us(b.advice.combined_saving_us)}/step "
+        out += [f"{t['together']} {fmt_us(b.advice.combined_saving_us)}/{t['step']} "
                 f"({fmt_share(b.advice.combined_saving_share)})", ""]  # fmt: skip
     rows = []
     for i, f in enumerate(found[:TOP], 1):
         saving = f"{f.estimated_saving_us / 1000:,.2f}" if f.estimated_saving_us else ""
         action = cell(first_action(f, lang) or "", 160)
-        rows.append((str(i), f.severity, f"{cell(text(f.title, lang))} (`{f.id}`)", saving,
+        title = f"{cell(text(f.title, lang))} (`{f.id}`)"
+        rows.append((str(i), t.get(f.severity, f.severity), title, saving,
                      fmt_share(f.saving_share), action))  # fmt: skip
     out += table(("#", t["sev"], t["finding"], t["saving"], t["share"], t["action"]), rows,
                  {0, 3, 4})  # fmt: skip
     if len(found) > TOP:
-        out += ["", f"... {len(found) - TOP} {t['more']}: `mindinsight advise`"]
+        out += ["", "... " + t["more"].format(n=len(found) - TOP)]
     return out
 
 
