@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import redirect_stdout
@@ -345,3 +346,18 @@ def test_markdown_figures_are_the_reports(cases: dict[str, Case], key: str) -> N
     assert f.title.en.split("(")[0].strip() in row and f.severity in row
     if f.estimated_saving_us:
         assert f"| {f.estimated_saving_us / 1000:,.2f} |" in row
+
+
+def test_markdown_in_chinese_names_severities_and_units_in_chinese(
+    cases: dict[str, Case],
+) -> None:
+    """The zh summary's findings table and notes read as Chinese: no 'high'/'ms/step'."""
+    bundle = cases["ascend"].bundle
+    md = render_markdown(bundle, "zh")
+    rows = [line for line in md.splitlines() if re.match(r"^\| \d+ \|", line)]
+    severities = {"high": "高", "medium": "中", "low": "低"}
+    want = [severities[f.severity] for f in bundle.advice.findings[: len(rows)]]
+    assert rows and [r.split("|")[2].strip() for r in rows] == want
+    assert "/step" not in md and "more" not in md
+    if len(bundle.advice.findings) > len(rows):
+        assert f"另有 {len(bundle.advice.findings) - len(rows)} 条" in md
