@@ -40,7 +40,8 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 24: data-pipeline verdicts and MindData suggestions in en and zh (`Text`).
 #: 25: averages say which steps they cover (`steps.covered` and each average's `covered`).
 #: 26: the perf model's explanations in zh too: `perf_model.unavailable_zh`,
-#: `perf_model.device.reason_zh` and `warnings_zh` (same names and figures as the English).
+#: `perf_model.device.reason_zh` and `warnings_zh`, `perf_model.unknown[].reason_zh` (same
+#: names and figures as the English).
 REPORT_VERSION = 26
 
 

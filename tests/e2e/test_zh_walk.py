@@ -43,7 +43,8 @@ ENGLISH_BY_DESIGN = {"input-warning", "perf-device"}
 #: where the performance model's explanations are shown: in zh they are Chinese, `lang="zh-CN"`
 PERF_REASONS = (
     "[data-test=perf-unavailable-reason], [data-test=perf-device-reason], "
-    "[data-test=perf-device-warning] span[lang], [data-test=mfu-unavailable] span[lang]"
+    "[data-test=perf-device-warning] span[lang], [data-test=mfu-unavailable] span[lang], "
+    "[data-test=perf-unknown-reason]"
 )
 
 COLLECT = r"""() => {
@@ -128,10 +129,11 @@ def test_every_page_of_every_run_is_chinese(dashboard: Dashboard, tab: Tab) -> N
 
 
 def test_the_perf_models_reasons_are_chinese(dashboard: Dashboard, tab: Tab) -> None:
-    """The device card's reason (or why there is no device) and the overview's MFU card say
-    it in Chinese, marked as Chinese: the Ascend run names no chip, the Kineto run's GPU is
-    matched by its name. A reason left in English would be flagged by the walk too, unless
-    it were marked `lang="en"` as before: so the mark itself is checked here."""
+    """The device card's reason (or why there is no device), the overview's MFU card and the
+    reasons of operators the model cannot count say it in Chinese, marked as Chinese: the
+    Ascend run names no chip, the Kineto run's GPU is matched by its name. A reason left in
+    English would be flagged by the walk too, unless it were marked `lang="en"` as before:
+    so the mark itself is checked here."""
     page = tab.page
     page.context.add_init_script("localStorage.setItem('mindinsight.locale', 'zh')")
     seen: list[str] = []
@@ -153,4 +155,6 @@ def test_the_perf_models_reasons_are_chinese(dashboard: Dashboard, tab: Tab) -> 
     assert any(s.startswith("ascend/roofline") for s in seen), seen
     assert any(s.startswith("ascend/overview") for s in seen), seen
     assert any(s.startswith("kineto_gpu/roofline") for s in seen), seen
+    # operators the model cannot count, in the table's body (which the walk does not read)
+    assert any("没有 aten::" in s and "的公式" in s for s in seen), seen
     tab.assert_clean()

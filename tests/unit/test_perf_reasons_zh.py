@@ -4,14 +4,18 @@ Chinese one, so a figure or name missing from it would be a different statement.
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 
+from mindinsight_profiler.analysis.perf.calls import Unknown
 from mindinsight_profiler.analysis.perf.devices import Observed, Said, match_device, spec_by_name
 from mindinsight_profiler.analysis.perf.roofline import device_answer, find_device
 from mindinsight_profiler.analysis.perf.section import _unavailable
 
+PERF = Path(__file__).parents[2] / "mindinsight_profiler/analysis/perf"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 #: English words of 3+ letters that are not names: a zh text holding one has English left
 WORDS = re.compile(r"\b[a-z]{3,}\b")
@@ -119,3 +123,50 @@ def test_unavailable_is_said_in_both_languages() -> None:
     assert _unavailable(device, [{"roof_tflops": 1.0}]) is None
     host = find_device({}, None, on_host=True)
     assert _unavailable(host, [{"roof_tflops": None}]) == host.said
+
+
+# ------------------------------------------------------------ operators the model cannot count
+
+
+def _unknown_calls() -> list[tuple[str, ast.Call]]:
+    """Every `Unknown(...)` the perf model builds, with its file."""
+    out = []
+    for path in sorted(PERF.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Unknown":
+                out.append((path.name, node))
+    return out
+
+
+def _parts(node: ast.expr) -> tuple[list[str], str]:
+    """The expressions an (f-)string formats, and its literal text."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [], node.value
+    assert isinstance(node, ast.JoinedStr), ast.dump(node)
+    fields = sorted(ast.unparse(v.value) for v in node.values if isinstance(v, ast.FormattedValue))
+    text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return fields, text
+
+
+def test_every_unknown_reason_is_written_in_both_languages_with_the_same_parts() -> None:
+    calls = _unknown_calls()
+    assert len(calls) >= 60  # every formula module's reasons, not a file the glob missed
+    for where, call in calls:
+        assert len(call.args) == 2, f"{where}:{call.lineno}: no Chinese reason"
+        (en_fields, en), (zh_fields, zh) = (_parts(a) for a in call.args)
+        assert en_fields == zh_fields, f"{where}:{call.lineno}: {en_fields} != {zh_fields}"
+        assert CJK.search(zh) and not CJK.search(en), f"{where}:{call.lineno}: {zh!r}"
+        # names the trace uses (grad_output, Concrete Inputs, NC1HWC0, record_shapes) stay
+        names = re.findall(r"\b\w+_\w+\b|\b[A-Z][A-Za-z0-9-]+\b", en)
+        assert all(n in zh for n in names), f"{where}:{call.lineno}: {names} in {zh!r}"
+
+
+def test_an_unknown_operator_row_carries_both_reasons() -> None:
+    from mindinsight_profiler.analysis.perf.calls import OpCall
+    from mindinsight_profiler.analysis.perf.flops import work_of
+
+    no_formula = work_of(OpCall("aten::frobnicate", ((4, 4),), ("float",)))
+    assert no_formula == Unknown("no formula for aten::frobnicate", "没有 aten::frobnicate 的公式")
+    shapes = work_of(OpCall("aten::mm", ([4, 5], [6, 7]), ("float", "float")))
+    assert isinstance(shapes, Unknown) and "[4, 5] @ [6, 7]" in shapes.reason
+    assert "[4, 5] @ [6, 7]" in shapes.zh and CJK.search(shapes.zh)

@@ -78,6 +78,7 @@ def perf_model_section(
                 "name": name,
                 "calls": u.calls,
                 "reason": u.reason,
+                "reason_zh": u.reason_zh,
                 "device_us": summary.uncovered_device_ns.get(name, 0) / 1000.0,
             }
             for name, u in list(summary.unknown.items())[:MAX_UNKNOWN_ROWS]

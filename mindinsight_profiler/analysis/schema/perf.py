@@ -91,6 +91,7 @@ class PerfUnknown(Record, frozen=True, kw_only=True):
     name: str
     calls: int
     reason: str
+    reason_zh: str  # the same in Simplified Chinese, with the same names and shapes
     device_us: float  # device time it launched that no counted call covers
 
 
