@@ -39,7 +39,10 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: 23: `window.limit.reason_zh` (the zh notice carries the same figures as the English one).
 #: 24: data-pipeline verdicts and MindData suggestions in en and zh (`Text`).
 #: 25: averages say which steps they cover (`steps.covered` and each average's `covered`).
-REPORT_VERSION = 25
+#: 26: the perf model's explanations in zh too: `perf_model.unavailable_zh`,
+#: `perf_model.device.reason_zh` and `warnings_zh`, `perf_model.unknown[].reason_zh` (same
+#: names and figures as the English).
+REPORT_VERSION = 26
 
 
 def grouped_tables(

@@ -9,8 +9,8 @@ import { axisNumber, rooflineChart } from '@/components/perf/rooflineChart'
 
 /** The V100's figures as the device table gives them (no fp32_matrix: FP32 GEMMs on CUDA cores). */
 const V100: PerfDevice = {
-  name: 'V100 SXM2 32GB', how: 'name', reason: 'r', peak_tflops: { fp64: 7.8, fp32: 15.7, fp16: 125 },
-  bandwidth_tbps: 0.9, sources: [], warnings: [],
+  name: 'V100 SXM2 32GB', how: 'name', reason: 'r', reason_zh: 'r', peak_tflops: { fp64: 7.8, fp32: 15.7, fp16: 125 },
+  bandwidth_tbps: 0.9, sources: [], warnings: [], warnings_zh: [],
 }
 /** An MI300X-like device: FP32 and FP64 matrix figures above the vector ones, and FP8. */
 const MFMA: PerfDevice = {

@@ -57,9 +57,11 @@ class NoWork:
 
 @dataclass(frozen=True)
 class Unknown:
-    """No formula gives this call's work; `reason` says why in words."""
+    """No formula gives this call's work; `reason` says why in words, `zh` the same in
+    Simplified Chinese (same names and shapes: the zh dashboard and report show it)."""
 
     reason: str
+    zh: str
 
 
 Result = Work | NoWork | Unknown

@@ -16,6 +16,9 @@ figures agree within 1 % the first is taken and all are listed, otherwise there 
 and the reason names the candidates. A name the table does not know matches nothing, even
 when its properties fit a neighbour ("NVIDIA H800" is not an H100): a wrong peak is worse
 than none. A user names the device instead with `spec_by_name` or a file (`load_spec_file`).
+
+Every reason and warning is written in English and in Simplified Chinese at once, from the
+same parts (`Said`), so both carry the same names and figures.
 """
 
 from __future__ import annotations
@@ -26,6 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindinsight_profiler.analysis.perf.names import name_key, name_parts
+from mindinsight_profiler.analysis.perf.observed import (
+    Observed,
+    Said,
+    described,
+    join,
+    misfits,
+    observed_from_kineto,
+)
 from mindinsight_profiler.analysis.perf.specs import (
     DTYPES,
     DeviceSpec,
@@ -38,6 +49,7 @@ from mindinsight_profiler.errors import InputError
 __all__ = [
     "DeviceMatch",
     "Observed",
+    "Said",
     "close_names",
     "devices_of",
     "load_spec_file",
@@ -48,20 +60,6 @@ __all__ = [
 
 #: Figures of two entries "agree" within this relative difference.
 AGREE = 0.01
-#: A trace's memory (GiB, as the runtime reports it, less reserved) fits a table size (GB as
-#: marketed) within these ratios: V100 16GB reports 15.8 GiB, L40S 48GB about 44.5 with ECC.
-MEMORY_FIT = (0.85, 1.05)
-
-
-@dataclass(frozen=True)
-class Observed:
-    """What a trace says about one device."""
-
-    name: str | None
-    vendor: str | None = None
-    compute_capability: str | None = None
-    units: int | None = None
-    memory_gib: float | None = None
 
 
 @dataclass(frozen=True)
@@ -70,9 +68,17 @@ class DeviceMatch:
 
     spec: DeviceSpec | None
     how: str  # "name", "family", "properties" or "none"
-    reason: str
+    said: Said
     candidates: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings_said: tuple[Said, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return self.said.en
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(w.en for w in self.warnings_said)
 
     @property
     def label(self) -> str | None:
@@ -80,37 +86,6 @@ class DeviceMatch:
         if self.spec is None:
             return None
         return " or ".join(self.candidates) if len(self.candidates) > 1 else self.spec.name
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def observed_from_kineto(props: Mapping[str, Any]) -> Observed:
-    """One Kineto `deviceProperties` entry (CUDA or ROCm) as an observation."""
-    name = props.get("name") if isinstance(props.get("name"), str) else None
-    vendor = name_parts(name).vendor if name else None
-    if vendor is None:  # ROCm wavefronts are 64 wide, CUDA warps 32
-        vendor = {64: "amd", 32: "nvidia"}.get(_int(props.get("warpSize")) or 0)
-    major, minor = props.get("computeMajor"), props.get("computeMinor", 0)
-    cc = f"{major}.{minor}" if isinstance(major, int) and isinstance(minor, int) else None
-    mem = _int(props.get("totalGlobalMem"))
-    return Observed(name, vendor, cc, _int(props.get("numSms")), mem / 2**30 if mem else None)
-
-
-def _misfits(spec: DeviceSpec, obs: Observed) -> list[str]:
-    """How the trace's properties contradict an entry (empty: they fit, or are unknown)."""
-    out = []
-    cc = spec.compute_capability
-    if obs.compute_capability and cc and obs.compute_capability != cc:
-        out.append(f"compute capability {obs.compute_capability}, not {cc}")
-    units = spec.device_units
-    if obs.units and units and obs.units != units:
-        out.append(f"{obs.units} {spec.unit_name}s, not {units}")
-    mem = spec.device_memory_gb
-    if obs.memory_gib and mem and not MEMORY_FIT[0] <= obs.memory_gib / mem <= MEMORY_FIT[1]:
-        out.append(f"{obs.memory_gib:.1f} GiB of memory, not about {mem:g} GB")
-    return out
 
 
 def _close(a: float | None, b: float | None) -> bool:
@@ -132,46 +107,44 @@ def _agree(specs: list[DeviceSpec]) -> bool:
     return True
 
 
-def _name_misfits(spec: DeviceSpec, form: str | None, memory_gb: int | None) -> list[str]:
+def _name_misfits(spec: DeviceSpec, form: str | None, memory_gb: int | None) -> list[Said]:
     """How a name's form ("PCIe") and memory ("80GB") contradict an entry of its family."""
     out = []
     if form is not None and spec.variant != form:
-        out.append(f"form {form}, not {spec.variant}")
+        out.append(Said(f"form {form}, not {spec.variant}", f"形态 {form}，而非 {spec.variant}"))
     if memory_gb is not None and not _close(spec.device_memory_gb, float(memory_gb)):
-        out.append(f"{memory_gb} GB, not {spec.device_memory_gb or 0:g}")
+        table_gb = f"{spec.device_memory_gb or 0:g}"
+        out.append(Said(f"{memory_gb} GB, not {table_gb}", f"{memory_gb} GB，而非 {table_gb} GB"))
     return out
 
 
 def _decide(
-    found: list[DeviceSpec], how: str, what: str, why: Mapping[str, list[str]]
+    found: list[DeviceSpec], how: str, what: Said, why: Mapping[str, list[Said]]
 ) -> DeviceMatch:
     """One match from the entries that fit; `why`: each rejected entry's misfits."""
     names = tuple(s.name for s in found)
     if not found:
-        rejected = "; ".join(f"{n}: {', '.join(m)}" for n, m in why.items())
-        return DeviceMatch(
-            None, "none", f"{what}: no entry fits" + (f" ({rejected})" if why else "")
-        )
+        each = {n: join(m, ", ", "，") for n, m in why.items()}
+        rejected = join([Said(f"{n}: {m.en}", f"{n}：{m.zh}") for n, m in each.items()], "; ", "；")
+        return DeviceMatch(None, "none", Said(
+            f"{what.en}: no entry fits" + (f" ({rejected.en})" if why else ""),
+            f"{what.zh}：设备表中没有相符的条目" + (f"（{rejected.zh}）" if why else ""),
+        ))  # fmt: skip
     if len(found) == 1:
-        return DeviceMatch(found[0], how, f"{what}: {found[0].name}", names)
+        one = found[0].name
+        return DeviceMatch(found[0], how, Said(f"{what.en}: {one}", f"{what.zh}：{one}"), names)
     listed = ", ".join(names)
     if _agree(found):
-        return DeviceMatch(
-            found[0], how,
-            f"{what}: {listed} fit, with the same per-device figures (within "
-            f"{AGREE:.0%}); using {found[0].name}'s", names,
-        )  # fmt: skip
-    return DeviceMatch(
-        None, "none", f"{what}: {listed} fit, with different figures; name the device", names
-    )
-
-
-def _described(obs: Observed) -> str:
-    parts = [f"compute capability {obs.compute_capability}"] if obs.compute_capability else []
-    unit = {"nvidia": "SMs", "amd": "CUs"}.get(obs.vendor or "", "units")
-    parts += [f"{obs.units} {unit}"] if obs.units else []
-    parts += [f"{obs.memory_gib:.1f} GiB"] if obs.memory_gib else []
-    return ", ".join(parts) or "no properties"
+        return DeviceMatch(found[0], how, Said(
+            f"{what.en}: {listed} fit, with the same per-device figures (within "
+            f"{AGREE:.0%}); using {found[0].name}'s",
+            f"{what.zh}：{listed} 都相符，且每个设备的指标相同（相差不超过 {AGREE:.0%}）；"
+            f"采用 {found[0].name} 的指标",
+        ), names)  # fmt: skip
+    return DeviceMatch(None, "none", Said(
+        f"{what.en}: {listed} fit, with different figures; name the device",
+        f"{what.zh}：{listed} 都相符，但指标各不相同；请指定设备",
+    ), names)  # fmt: skip
 
 
 def match_device(obs: Observed, table: DeviceTable | None = None) -> DeviceMatch:
@@ -180,32 +153,48 @@ def match_device(obs: Observed, table: DeviceTable | None = None) -> DeviceMatch
     name = obs.name or ""
     spec = table.by_key.get(name_key(name)) if name_key(name) else None
     if spec is not None:
-        misfits = _misfits(spec, obs)
+        wrong = join(misfits(spec, obs), "; ", "；")
         warnings = (
-            (f"{spec.name}: the trace reports {'; '.join(misfits)} (a MIG slice or a partition?); "
-             "the table's figures are the whole device's",)
-            if misfits else ()
+            (Said(
+                f"{spec.name}: the trace reports {wrong.en} (a MIG slice or a partition?); "
+                "the table's figures are the whole device's",
+                f"{spec.name}：trace 报告的是{wrong.zh}（MIG 切片或分区？）；"
+                "设备表的指标是整个设备的",
+            ),)
+            if wrong.en else ()
         )  # fmt: skip
-        return DeviceMatch(spec, "name", f"{name!r} is {spec.name}", (spec.name,), warnings)
+        said = Said(f"{name!r} is {spec.name}", f"{name!r} 即 {spec.name}")
+        return DeviceMatch(spec, "name", said, (spec.name,), warnings)
     parts = name_parts(name)
+    seen = described(obs)
     if parts.models:
         family = [s for s in table.devices if s.family in parts.models]
         if not family:
-            close = close_names(name, table)
-            hint = f"; close names: {', '.join(close)}" if close else ""
-            return DeviceMatch(None, "none", f"{name!r} is not in the device table{hint}")
+            close = ", ".join(close_names(name, table))
+            return DeviceMatch(None, "none", Said(
+                f"{name!r} is not in the device table"
+                + (f"; close names: {close}" if close else ""),
+                f"设备表中没有 {name!r}" + (f"；相近的名称：{close}" if close else ""),
+            ))  # fmt: skip
         why = {
-            s.name: _name_misfits(s, parts.form, parts.memory_gb) + _misfits(s, obs) for s in family
+            s.name: _name_misfits(s, parts.form, parts.memory_gb) + misfits(s, obs) for s in family
         }
         found = [s for s in family if not why[s.name]]
-        return _decide(found, "family", f"{name!r} ({_described(obs)})", why)
+        what = Said(f"{name!r} ({seen.en})", f"{name!r}（{seen.zh}）")
+        return _decide(found, "family", what, why)
     vendor = obs.vendor or parts.vendor
-    what = f"{name or 'an unnamed device'} ({_described(obs)})"
+    what = Said(
+        f"{name or 'an unnamed device'} ({seen.en})",
+        f"{name or '未命名的设备'}（{seen.zh}）",
+    )
     if vendor is None or obs.units is None or obs.memory_gib is None:
-        return DeviceMatch(None, "none", f"{what}: too little to tell the device by")
+        return DeviceMatch(None, "none", Said(
+            f"{what.en}: too little to tell the device by",
+            f"{what.zh}：信息太少，无法判断是哪种设备",
+        ))  # fmt: skip
     found = [
         s for s in table.devices
-        if s.vendor == vendor and s.device_units and s.device_memory_gb and not _misfits(s, obs)
+        if s.vendor == vendor and s.device_units and s.device_memory_gb and not misfits(s, obs)
     ]  # fmt: skip
     return _decide(found, "properties", what, {})
 

@@ -118,15 +118,22 @@ class WorkModel:
         formula = self.formula(call.name)
         if formula is None:
             if call.name.startswith(_COMMUNICATION):
-                return Unknown("communication: not modelled as compute")
+                return Unknown("communication: not modelled as compute", "通信：不按计算建模")
             why = no_work_reason(call.name)
-            return NoWork(why) if why else Unknown(f"no formula for {call.name}")
+            return (
+                NoWork(why)
+                if why
+                else Unknown(f"no formula for {call.name}", f"没有 {call.name} 的公式")
+            )
         if not call.shapes:
-            return Unknown("input shapes not recorded (record_shapes off)")
+            return Unknown(
+                "input shapes not recorded (record_shapes off)",
+                "未记录输入形状（record_shapes 未开启）",
+            )
         try:
             return formula(call)
         except (IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
-            return Unknown(f"shapes do not fit the formula: {exc}")
+            return Unknown(f"shapes do not fit the formula: {exc}", f"形状不符合公式：{exc}")
 
 
 def work_of(call: OpCall, shapes: ConvShapes = NO_SHAPES) -> Result:

@@ -64,13 +64,19 @@ def causal_pairs(sq: int, sk: int, bottom_right: bool) -> int:
 
 def _bhsd(q: Shape, k: Shape, v: Shape) -> Dims | Unknown:
     if min(len(q), len(k), len(v)) < 2 or k[-2] != v[-2] or q[-1] != k[-1]:
-        return Unknown(f"q {q}, k {k}, v {v} do not fit (batch..., heads, seq, dim)")
+        return Unknown(
+            f"q {q}, k {k}, v {v} do not fit (batch..., heads, seq, dim)",
+            f"q {q}、k {k}、v {v} 不符合 (batch..., heads, seq, dim)",
+        )
     return Dims(numel(q[:-2]), q[-2], k[-2], q[-1], v[-1])
 
 
 def _bshd(q: Shape, k: Shape, v: Shape) -> Dims | Unknown:
     if len(q) != 4 or len(k) != 4 or len(v) != 4 or k[1] != v[1] or q[3] != k[3]:
-        return Unknown(f"q {q}, k {k}, v {v} do not fit (batch, seq, heads, dim)")
+        return Unknown(
+            f"q {q}, k {k}, v {v} do not fit (batch, seq, heads, dim)",
+            f"q {q}、k {k}、v {v} 不符合 (batch, seq, heads, dim)",
+        )
     return Dims(q[0] * q[2], q[1], k[1], q[3], v[3])
 
 
@@ -90,7 +96,9 @@ class AttnArgs:
 def attention(call: OpCall, args: AttnArgs) -> Result:
     q, k, v = call.tensor(args.q), call.tensor(args.q + 1), call.tensor(args.q + 2)
     if q is None or k is None or v is None:
-        return Unknown("query, key and value shapes not recorded")
+        return Unknown(
+            "query, key and value shapes not recorded", "未记录 query、key 和 value 的形状"
+        )
     dims = (_bshd if args.bshd else _bhsd)(q, k, v)
     if isinstance(dims, Unknown):
         return dims
@@ -142,21 +150,30 @@ def npu_attention(call: OpCall, backward: bool, layout_at: int = -1, mode_at: in
     """FlashAttentionScore(Grad) kernels and torch_npu's npu_fusion_attention(_grad)."""
     q, k, v = call.tensor(0), call.tensor(1), call.tensor(2)
     if q is None or k is None or v is None or len(q) not in (3, 4):
-        return Unknown("query, key and value shapes not recorded")
+        return Unknown(
+            "query, key and value shapes not recorded", "未记录 query、key 和 value 的形状"
+        )
     given = call.text(layout_at).strip("'\"")
     if given and given not in _LAYOUTS:
-        return Unknown(f"layout {given} not modelled (packed sequences' lengths are not traced)")
+        return Unknown(
+            f"layout {given} not modelled (packed sequences' lengths are not traced)",
+            f"未对布局 {given} 建模（trace 中没有打包序列的长度）",
+        )
     layout, note = npu_layout(q, k, given)
     if layout in ("BSH", "SBH"):
         if len(k) != 3 or len(v) != 3 or k[2] == 0:
-            return Unknown(f"q {q}, k {k}, v {v} do not fit {layout}")
+            return Unknown(
+                f"q {q}, k {k}, v {v} do not fit {layout}", f"q {q}、k {k}、v {v} 不符合 {layout}"
+            )
         b, sq, sk = (q[0], q[1], k[1]) if layout == "BSH" else (q[1], q[0], k[0])
         # per query head D and D_v; summed over heads: H_q and H_q * H_v / H_k
         hq, dv_total = q[2], q[2] * v[2] // k[2]
         dims = Dims(b, sq, sk, hq, dv_total)
     else:
         if len(k) != 4 or len(v) != 4:
-            return Unknown(f"q {q}, k {k}, v {v} do not fit {layout}")
+            return Unknown(
+                f"q {q}, k {k}, v {v} do not fit {layout}", f"q {q}、k {k}、v {v} 不符合 {layout}"
+            )
         perm = [0, 2, 1, 3] if layout == "BSND" else [0, 1, 2, 3]
         q, k, v = ([s[p] for p in perm] for s in (q, k, v))
         dims = Dims(q[0] * q[1], q[2], k[2], q[3], v[3])
@@ -201,7 +218,10 @@ def _attention_op(name: str, args: AttnArgs) -> Callable[[OpCall], Result]:
     def formula(call: OpCall) -> Result:
         at = _VARLEN.get(name)
         if at is not None and call.tensor(at) is not None:
-            return Unknown("packed variable-length sequences: their lengths are not in the trace")
+            return Unknown(
+                "packed variable-length sequences: their lengths are not in the trace",
+                "打包的变长序列：trace 中没有它们的长度",
+            )
         return attention(call, args)
 
     return formula

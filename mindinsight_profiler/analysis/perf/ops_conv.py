@@ -153,12 +153,12 @@ def forward(call: OpCall, args: ConvArgs, shapes: ConvShapes = NO_SHAPES) -> Res
     """A forward convolution; output from the recorded strides, else from `shapes`."""
     x, w = call.tensor(0), call.tensor(1)
     if x is None or w is None or len(w) < 3 or len(x) < len(w) - 1:
-        return Unknown("input and weight shapes not recorded")
+        return Unknown("input and weight shapes not recorded", "未记录 input 和 weight 的形状")
     transposed = _transposed(call, args)
     y = call.outputs[0] if call.outputs else None
     if transposed is None:  # `shapes` holds untransposed convolutions only
         if y is None and shapes.output(x, w) is None:
-            return Unknown("the transposed flag is not recorded")
+            return Unknown("the transposed flag is not recorded", "未记录 transposed 标志")
         transposed = False
     y = y or _strided_output(call, args, x, w)
     note = ""
@@ -166,7 +166,10 @@ def forward(call: OpCall, args: ConvArgs, shapes: ConvShapes = NO_SHAPES) -> Res
         y = shapes.output(x, w)
         note = "output shape from the backward call of the same shapes"
     if y is None:
-        return Unknown("stride and padding not recorded (no Concrete Inputs)")
+        return Unknown(
+            "stride and padding not recorded (no Concrete Inputs)",
+            "未记录 stride 和 padding（没有 Concrete Inputs）",
+        )
     dtype = call.dtype(0)
     bytes_ = add_bytes(read_bytes(call, (0, 1, args.bias)), nbytes([y], dtype))
     flops = conv_flops(x, w, y, transposed)
@@ -184,14 +187,20 @@ def backward(call: OpCall, grad: int, inp: int, transposed_at: int, mask_at: int
     """convolution_backward-style calls: grad_output, input and weight all recorded."""
     go, x, w = call.tensor(grad), call.tensor(inp), call.tensor(2)
     if go is None or x is None or w is None or len(w) < 3:
-        return Unknown("grad_output, input and weight shapes not recorded")
+        return Unknown(
+            "grad_output, input and weight shapes not recorded",
+            "未记录 grad_output、input 和 weight 的形状",
+        )
     transposed = call.flag(transposed_at) if transposed_at >= 0 else False
     note = ""
     if transposed is None:
         transposed, note = transposed_by_shapes(x, w, go), "transposed flag read from the shapes"
     mask = call.flags(mask_at)
     if mask is None:
-        return Unknown("output_mask not recorded: the calls it makes carry the work")
+        return Unknown(
+            "output_mask not recorded: the calls it makes carry the work",
+            "未记录 output_mask：工作量计入它发起的调用",
+        )
     per = conv_flops(x, w, go, transposed)
     dtype = call.dtype(grad)
     mask = [*mask, False, False, False]
@@ -206,7 +215,9 @@ def backward_input(call: OpCall, shapes: ConvShapes = NO_SHAPES) -> Result:
     """cudnn_convolution_backward_input(self_size, grad_output, weight, ...)."""
     go, w = call.tensor(1), call.tensor(2)
     if go is None or w is None:
-        return Unknown("grad_output and weight shapes not recorded")
+        return Unknown(
+            "grad_output and weight shapes not recorded", "未记录 grad_output 和 weight 的形状"
+        )
     x = call.ints(0) or shapes.input(go, w)
     dtype = call.dtype(1)
     bytes_ = nbytes([go, w, x], dtype) if x is not None else None
@@ -218,10 +229,12 @@ def backward_weight(call: OpCall, shapes: ConvShapes = NO_SHAPES) -> Result:
     """cudnn_convolution_backward_weight(weight_size, grad_output, self, ...)."""
     go, x = call.tensor(1), call.tensor(2)
     if go is None or x is None:
-        return Unknown("grad_output and input shapes not recorded")
+        return Unknown(
+            "grad_output and input shapes not recorded", "未记录 grad_output 和 input 的形状"
+        )
     w = call.ints(0) or shapes.weight(x, go)
     if w is None:
-        return Unknown("weight size not recorded")
+        return Unknown("weight size not recorded", "未记录权重的大小")
     dtype = call.dtype(1)
     return Work(conv_flops(x, w, go, False), nbytes([go, x, w], dtype), "conv",
                 dtype.name if dtype else "")  # fmt: skip
@@ -231,7 +244,10 @@ def npu_conv(call: OpCall, shapes: ConvShapes = NO_SHAPES) -> Result:
     """Ascend Conv2D/Conv3D kernels (x, filter, bias): NCHW shapes with the output's."""
     x, w = call.tensor(0) or [], call.tensor(1) or []
     if len(x) == 5 and len(w) == 4:
-        return Unknown("private 5-D format (NC1HWC0): channels are split")
+        return Unknown(
+            "private 5-D format (NC1HWC0): channels are split",
+            "私有 5 维格式 (NC1HWC0)：通道被拆分",
+        )
     return forward(call, ConvArgs(bias=2, stride=-1, padding=-1, dilation=-1), shapes)
 
 

@@ -67,14 +67,17 @@ def elementwise(
     in-place op that overwrites its first input without reading it (random fills)."""
     tensors = [(i, s) for i in range(len(call.shapes)) if (s := call.tensor(i)) is not None]
     if not tensors:
-        return Unknown("no tensor input with a recorded shape")
+        return Unknown("no tensor input with a recorded shape", "没有记录了形状的张量输入")
     in_place = call.name.endswith("_") and not call.name.endswith("__")
     out: Shape | None = tensors[0][1]
     if not in_place:
         for _, shape in tensors[1:]:
             out = broadcast(out, shape) if out is not None else None
     if out is None:
-        return Unknown(f"input shapes do not broadcast: {[s for _, s in tensors]}")
+        return Unknown(
+            f"input shapes do not broadcast: {[s for _, s in tensors]}",
+            f"输入形状无法广播：{[s for _, s in tensors]}",
+        )
     # where(condition, self, other): the result has the values' type, not the condition's
     first = tensors[1][0] if call.name == "aten::where" and len(tensors) > 1 else tensors[0][0]
     dtype = call.dtype(first)
@@ -88,7 +91,7 @@ def fill(call: OpCall) -> Result:
     """fill_/zero_: the tensor written, nothing computed (a scalar value read)."""
     x = call.tensor(0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     dtype = call.dtype(0)
     extra = read_bytes(call, range(1, len(call.shapes)))  # fill_ with a 0-dim tensor value
     return Work(0, add_bytes(nbytes([x], dtype), extra), "copy", dtype.name if dtype else "")
@@ -118,7 +121,7 @@ def reduction(call: OpCall, per: int, dim_at: int, keep_at: int) -> Result:
         return elementwise(call, 1)
     x = call.tensor(0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     dtype = call.dtype(0)
     out = _reduced_shape(call, x, dim_at, keep_at)
     note = "" if out is not None else "reduced dimensions not recorded: output bytes not counted"
@@ -148,7 +151,7 @@ def mse_loss(call: OpCall, backward: bool) -> Result:
     3 FLOPs per element (subtract, square or scale, add)."""
     x = call.tensor(1 if backward else 0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     dtype = call.dtype(1 if backward else 0)
     reduction_code = call.ints(3 if backward else 2)
     out = x if backward or (reduction_code and reduction_code[0] == 0) else []
@@ -161,7 +164,7 @@ def nll_loss(call: OpCall, backward: bool) -> Result:
     (grad, self, target, ...) writes a gradient the size of the input."""
     x, t = call.tensor(1 if backward else 0), call.tensor(2 if backward else 1)
     if x is None or t is None:
-        return Unknown("input and target shapes not recorded")
+        return Unknown("input and target shapes not recorded", "未记录 input 和 target 的形状")
     dtype = call.dtype(1 if backward else 0)
     if backward:
         bytes_ = add_bytes(read_bytes(call, (0, 2, 3)), nbytes([x], dtype))

@@ -49,16 +49,21 @@ def _need(call: OpCall, *ranks: tuple[int, int]) -> list[Shape] | Unknown:
     for i, rank in ranks:
         shape = call.tensor(i)
         if shape is None:
-            return Unknown(f"input {i} is not a tensor with a recorded shape")
+            return Unknown(
+                f"input {i} is not a tensor with a recorded shape", f"输入 {i} 不是记录了形状的张量"
+            )
         if (rank >= 0 and len(shape) != rank) or (rank < 0 and not shape):
-            return Unknown(f"input {i} has shape {shape}, expected {rank} dimensions")
+            return Unknown(
+                f"input {i} has shape {shape}, expected {rank} dimensions",
+                f"输入 {i} 的形状为 {shape}，应为 {rank} 维",
+            )
         shapes.append(shape)
     return shapes
 
 
 def _inner(a: Shape, b: Shape) -> Unknown | None:
     if a[-1] != b[-2 if len(b) > 1 else 0]:
-        return Unknown(f"inner dimensions differ: {a} @ {b}")
+        return Unknown(f"inner dimensions differ: {a} @ {b}", f"内维不一致：{a} @ {b}")
     return None
 
 
@@ -81,7 +86,7 @@ def bmm(call: OpCall, first: int = 0, reduce_batch: bool = False) -> Result:
         return got
     a, b = got
     if a[0] != b[0]:
-        return Unknown(f"batch sizes differ: {a} @ {b}")
+        return Unknown(f"batch sizes differ: {a} @ {b}", f"批大小不一致：{a} @ {b}")
     if bad := _inner(a, b):
         return bad
     batch, m, k, n = a[0], a[1], a[2], b[2]
@@ -105,7 +110,7 @@ def dot(call: OpCall) -> Result:
         return got
     a, b = got
     if a != b:
-        return Unknown(f"vector lengths differ: {a} . {b}")
+        return Unknown(f"vector lengths differ: {a} . {b}", f"向量长度不一致：{a} . {b}")
     return _gemm(call, 0, [], 2 * a[0], (0, 1))
 
 
@@ -113,14 +118,16 @@ def matmul_shapes(a: Shape, b: Shape) -> tuple[int, Shape] | Unknown:
     """(FLOPs, output shape) of torch.matmul's cases: dot, matrix-vector, vector-matrix,
     matrix product, and batched products with broadcast batch dimensions."""
     if not a or not b:
-        return Unknown("matmul of a 0-dim tensor")
+        return Unknown("matmul of a 0-dim tensor", "0 维张量的 matmul")
     a2 = [1, *a] if len(a) == 1 else a
     b2 = [*b, 1] if len(b) == 1 else b
     if a2[-1] != b2[-2]:
-        return Unknown(f"inner dimensions differ: {a} @ {b}")
+        return Unknown(f"inner dimensions differ: {a} @ {b}", f"内维不一致：{a} @ {b}")
     batch = broadcast(a2[:-2], b2[:-2])
     if batch is None:
-        return Unknown(f"batch dimensions do not broadcast: {a} @ {b}")
+        return Unknown(
+            f"batch dimensions do not broadcast: {a} @ {b}", f"批维度无法广播：{a} @ {b}"
+        )
     m, k, n = a2[-2], a2[-1], b2[-1]
     out = batch + ([m] if len(a) > 1 else []) + ([n] if len(b) > 1 else [])
     return 2 * numel(batch) * m * n * k, out
@@ -145,7 +152,7 @@ def linear(call: OpCall) -> Result:
         return got
     x, w = got
     if len(w) > 2 or x[-1] != w[-1]:
-        return Unknown(f"weight {w} does not fit input {x}")
+        return Unknown(f"weight {w} does not fit input {x}", f"权重 {w} 与输入 {x} 不匹配")
     n = w[0] if len(w) == 2 else 1
     out = x[:-1] + ([n] if len(w) == 2 else [])
     return _gemm(call, 0, out, 2 * numel(x[:-1]) * n * x[-1], (0, 1, 2))
@@ -175,7 +182,7 @@ def npu_matmul(call: OpCall, batched: bool) -> Result:
         return got
     x1, x2 = got
     if len(x1) < 2 or len(x2) < 2 or (not batched and (len(x1) != 2 or len(x2) != 2)):
-        return Unknown(f"operands {x1} and {x2} are not matrices")
+        return Unknown(f"operands {x1} and {x2} are not matrices", f"操作数 {x1} 和 {x2} 不是矩阵")
     out = call.outputs[0] if call.outputs else None
     options = [(t1, t2) for t1 in (False, True) for t2 in (False, True)]
     for t1, t2 in options:
@@ -185,11 +192,16 @@ def npu_matmul(call: OpCall, batched: bool) -> Result:
             continue
         batch = broadcast(x1[:-2], x2[:-2])
         if batch is None:
-            return Unknown(f"batch dimensions do not broadcast: {x1} @ {x2}")
+            return Unknown(
+                f"batch dimensions do not broadcast: {x1} @ {x2}", f"批维度无法广播：{x1} @ {x2}"
+            )
         note = "" if out is not None or (t1, t2) == (False, False) else "transposes inferred"
         flops = 2 * numel(batch) * m * n * k
         return _gemm(call, 0, [*batch, m, n], flops, (0, 1, 2), None, note)
-    return Unknown(f"no reading of {x1} @ {x2} has a shared inner dimension")
+    return Unknown(
+        f"no reading of {x1} @ {x2} has a shared inner dimension",
+        f"{x1} @ {x2} 的任何解读都没有共同的内维",
+    )
 
 
 GEMM_OPS: dict[str, Callable[[OpCall], Result]] = {

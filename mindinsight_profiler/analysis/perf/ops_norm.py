@@ -78,7 +78,7 @@ def _stat_rows(call: OpCall, args: NormArgs, x: Shape) -> int:
 def norm_forward(call: OpCall, args: NormArgs) -> Result:
     x = call.tensor(0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     affine = _present(call, args.weight) + _present(call, args.bias)
     note = ""
     if args.kind == "rms":
@@ -103,7 +103,9 @@ def norm_backward(
     """Backward of a norm: grad_input, grad_weight and grad_bias as the output_mask says."""
     x, w = call.tensor(inp), call.tensor(weight)
     if x is None or call.tensor(grad) is None:
-        return Unknown("grad_output and input shapes not recorded")
+        return Unknown(
+            "grad_output and input shapes not recorded", "未记录 grad_output 和 input 的形状"
+        )
     mask = call.flags(mask_at) if mask_at >= 0 else None
     note = ""
     if mask is None:
@@ -122,7 +124,7 @@ def norm_backward(
 def softmax(call: OpCall, dtype_at: int, half_to_float_at: int = -1) -> Result:
     x = call.tensor(0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     dtype = call.dtype(0)
     codes = call.ints(dtype_at) if dtype_at >= 0 else None
     out_dtype = from_scalar_type(codes[0]) if codes else dtype
@@ -136,7 +138,7 @@ def softmax_backward(call: OpCall) -> Result:
     """_softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim, ...)."""
     g = call.tensor(0)
     if g is None:
-        return Unknown("grad_output shape not recorded")
+        return Unknown("grad_output shape not recorded", "未记录 grad_output 的形状")
     dtype = call.dtype(0)
     codes = call.ints(3)
     out_dtype = from_scalar_type(codes[0]) if codes else dtype

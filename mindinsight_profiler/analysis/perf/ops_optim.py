@@ -42,7 +42,7 @@ def foreach(call: OpCall) -> Result:
     base = base.rstrip("_")
     first = _list_elements(call, 0)
     if not first:
-        return Unknown("tensor-list shapes not recorded")
+        return Unknown("tensor-list shapes not recorded", "未记录张量列表的形状")
     read = sum(n for i in range(len(call.shapes)) if (n := _list_elements(call, i)) is not None)
     if base in ("zero", "copy") and in_place:
         read -= first  # the target is overwritten, not read
@@ -57,7 +57,7 @@ def fused_adam(call: OpCall, decoupled: bool) -> Result:
     """_fused_adam(w)_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, ...)."""
     n = _list_elements(call, 0)
     if not n:
-        return Unknown("tensor-list shapes not recorded")
+        return Unknown("tensor-list shapes not recorded", "未记录张量列表的形状")
     amsgrad = bool(_list_elements(call, 4))
     per = ADAM + (ADAMW_DECAY if decoupled else 0) + (AMSGRAD if amsgrad else 0)
     lists_read, lists_written = 4 + amsgrad, 3 + amsgrad
@@ -69,7 +69,7 @@ def fused_sgd(call: OpCall) -> Result:
     """_fused_sgd_(params, grads, momentum_buffer_list, ...)."""
     n = _list_elements(call, 0)
     if not n:
-        return Unknown("tensor-list shapes not recorded")
+        return Unknown("tensor-list shapes not recorded", "未记录张量列表的形状")
     momentum = bool(_list_elements(call, 2))
     per = SGD + (SGD_MOMENTUM if momentum else 0)
     bytes_ = ((2 + momentum) + (1 + momentum)) * n * LIST_DTYPE.size

@@ -62,10 +62,13 @@ def pool(call: OpCall, dims: int, max_pool: bool) -> Result:
     avg_pool{d}d(self, kernel, stride, padding, ceil_mode, ...)."""
     x = call.tensor(0)
     if x is None or len(x) < dims + 1:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     out = _window_output(call, x, dims, 4 if max_pool else -1, 5 if max_pool else 4)
     if out is None:
-        return Unknown("kernel, stride and padding not recorded (no Concrete Inputs)")
+        return Unknown(
+            "kernel, stride and padding not recorded (no Concrete Inputs)",
+            "未记录 kernel、stride 和 padding（没有 Concrete Inputs）",
+        )
     window = numel(_per(call.ints(1) or [1], dims))
     dtype = call.dtype(0)
     written = add_bytes(nbytes([out], dtype), nbytes([out], _INDEX) if max_pool else 0)
@@ -78,7 +81,9 @@ def pool_backward(call: OpCall, dims: int, max_pool: bool) -> Result:
     (grad, self, kernel, ...): the input-sized gradient written."""
     grad, x = call.tensor(0), call.tensor(1)
     if grad is None or x is None:
-        return Unknown("grad_output and input shapes not recorded")
+        return Unknown(
+            "grad_output and input shapes not recorded", "未记录 grad_output 和 input 的形状"
+        )
     window = 1 if max_pool else numel(_per(call.ints(2) or [1], dims))
     dtype = call.dtype(0)
     bytes_ = add_bytes(read_bytes(call, (0, 7)), nbytes([x], dtype))
@@ -89,14 +94,17 @@ def adaptive_avg(call: OpCall, backward: bool) -> Result:
     """_adaptive_avg_pool{d}d(self, output_size) and its backward(grad, self)."""
     x = call.tensor(1 if backward else 0)
     if x is None:
-        return Unknown("input shape not recorded")
+        return Unknown("input shape not recorded", "未记录输入的形状")
     dtype = call.dtype(0)
     if backward:
         bytes_ = add_bytes(read_bytes(call, (0,)), nbytes([x], dtype))
         return Work(numel(x), bytes_, "reduction", dtype.name if dtype else "")
     size = call.ints(1)
     if size is None:
-        return Unknown("output_size not recorded (no Concrete Inputs)")
+        return Unknown(
+            "output_size not recorded (no Concrete Inputs)",
+            "未记录 output_size（没有 Concrete Inputs）",
+        )
     out = [*x[: len(x) - len(size)], *size]
     bytes_ = add_bytes(read_bytes(call, (0,)), nbytes([out], dtype))
     return Work(numel(x), bytes_, "reduction", dtype.name if dtype else "")

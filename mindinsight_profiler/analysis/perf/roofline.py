@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindinsight_profiler.analysis.perf.calls import MATRIX_CATEGORIES
-from mindinsight_profiler.analysis.perf.devices import devices_of
+from mindinsight_profiler.analysis.perf.devices import Said, devices_of
 from mindinsight_profiler.analysis.perf.dtypes import peak_key
 from mindinsight_profiler.analysis.perf.specs import DTYPES, DeviceSpec
 
@@ -30,9 +30,13 @@ class Device:
 
     spec: DeviceSpec | None
     how: str
-    reason: str
+    said: Said  # the reason, in English and Chinese
     label: str | None = None
-    warnings: tuple[str, ...] = ()
+    warnings_said: tuple[Said, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return self.said.en
 
     def peak_tflops(self, dtype: str, category: str) -> float | None:
         """Dense peak of one trace device for work of `dtype` in `category` (see module)."""
@@ -64,27 +68,38 @@ class Device:
 def find_device(meta: Mapping[str, Any], user: DeviceSpec | None, on_host: bool) -> Device:
     """The user's device, else the one the trace names (all its devices must agree)."""
     if user is not None:
-        return Device(user, "user", f"named by --device-spec ({user.origin})", user.name)
+        origin_zh = "内置设备表" if user.origin == "built-in" else user.origin  # or a file
+        said = Said(
+            f"named by --device-spec ({user.origin})", f"由 --device-spec 指定（{origin_zh}）"
+        )
+        return Device(user, "user", said, user.name)
     if on_host:  # the operators ran on the host: a GPU the trace lists did not run them
-        return Device(
-            None, "none", "no device work in the trace (the operators ran on the host); "
+        return Device(None, "none", Said(
+            "no device work in the trace (the operators ran on the host); "
             "name a device with --device-spec to measure against it",
-        )  # fmt: skip
+            "trace 中没有设备上的工作（算子在主机上运行）；"
+            "请用 --device-spec 指定一个设备，以它为基准衡量",
+        ))  # fmt: skip
     matches = devices_of(meta)
     if not matches:
-        return Device(
-            None, "none", "the trace does not name its device; name one with --device-spec"
-        )
+        return Device(None, "none", Said(
+            "the trace does not name its device; name one with --device-spec",
+            "trace 没有写明它的设备；请用 --device-spec 指定一个",
+        ))  # fmt: skip
     labels = {m.label for m in matches.values()}
     first = next(iter(matches.values()))
     if len(labels) > 1 or first.spec is None:
+        listed = ", ".join(sorted(str(x) for x in labels))
         why = (
-            first.reason
+            first.said
             if len(labels) == 1
-            else "its devices differ: " + ", ".join(sorted(str(x) for x in labels))
+            else Said(f"its devices differ: {listed}", f"它的设备各不相同：{listed}")
         )
-        return Device(None, "none", f"{why}; name the device with --device-spec")
-    return Device(first.spec, first.how, first.reason, first.label, tuple(first.warnings))
+        return Device(None, "none", Said(
+            f"{why.en}; name the device with --device-spec",
+            f"{why.zh}；请用 --device-spec 指定设备",
+        ))  # fmt: skip
+    return Device(first.spec, first.how, first.said, first.label, first.warnings_said)
 
 
 def device_answer(device: Device) -> dict[str, Any]:
@@ -105,9 +120,11 @@ def device_answer(device: Device) -> dict[str, Any]:
     return {
         "name": device.label,
         "how": device.how,
-        "reason": device.reason,
+        "reason": device.said.en,
+        "reason_zh": device.said.zh,
         "peak_tflops": peaks,
         "bandwidth_tbps": device.bandwidth_tbps,
         "sources": sources,
-        "warnings": list(device.warnings),
+        "warnings": [w.en for w in device.warnings_said],
+        "warnings_zh": [w.zh for w in device.warnings_said],
     }

@@ -17,6 +17,7 @@ import numpy as np
 
 from mindinsight_profiler.analysis.perf.call_time import call_time_ns, has_device_work, recomputed
 from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES
+from mindinsight_profiler.analysis.perf.devices import Said
 from mindinsight_profiler.analysis.perf.kernel_rows import kernel_rows
 from mindinsight_profiler.analysis.perf.op_work import COUNTED, OpWork, op_work
 from mindinsight_profiler.analysis.perf.perf_rows import CallFigures, grouped_rows, round_figure
@@ -58,9 +59,11 @@ def perf_model_section(
     shapes = grouped_rows(trace, work, calls, counted, True, device)
     step_rows = _steps(trace, work, calls, steps, device)
     base_ns = summary.host_self_ns if on_host else summary.device_ns
+    unavailable = _unavailable(device, shapes)
     return {
         "device": device_answer(device),
-        "unavailable": _unavailable(device, shapes),
+        "unavailable": unavailable.en if unavailable else None,
+        "unavailable_zh": unavailable.zh if unavailable else None,
         "totals": _totals(work, calls, summary, shapes, step_rows, first, on_host),
         "categories": _categories(calls, counted, summary, base_ns, on_host, shapes),
         "steps": step_rows,
@@ -75,6 +78,7 @@ def perf_model_section(
                 "name": name,
                 "calls": u.calls,
                 "reason": u.reason,
+                "reason_zh": u.reason_zh,
                 "device_us": summary.uncovered_device_ns.get(name, 0) / 1000.0,
             }
             for name, u in list(summary.unknown.items())[:MAX_UNKNOWN_ROWS]
@@ -82,13 +86,20 @@ def perf_model_section(
     }
 
 
-def _unavailable(device: Device, shapes: list[dict[str, Any]]) -> str | None:
+def _unavailable(device: Device, shapes: list[dict[str, Any]]) -> Said | None:
+    """Why peak-based figures are null, in English and Chinese (None: they are not)."""
     if device.spec is None:
-        return device.reason
+        return device.said
     if not shapes:
-        return "no operator call could be modelled: profile with record_shapes=True"
+        return Said(
+            "no operator call could be modelled: profile with record_shapes=True",
+            "没有能建模的算子调用：请以 record_shapes=True 采集性能数据",
+        )
     if all(r["roof_tflops"] is None for r in shapes):
-        return f"{device.label}: the table has no peak for the dtypes of this trace"
+        return Said(
+            f"{device.label}: the table has no peak for the dtypes of this trace",
+            f"{device.label}：设备表中没有此 trace 所用数据类型的峰值",
+        )
     return None
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mindinsight_profiler.analysis.categories import comm_kernel_mask
-from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES, Work
+from mindinsight_profiler.analysis.perf.calls import CATEGORIES, MATRIX_CATEGORIES, Unknown, Work
 from mindinsight_profiler.analysis.perf.op_work import (
     COUNTED,
     UNKNOWN,
@@ -50,6 +50,7 @@ class StepWork:
 class UnknownOp:
     calls: int
     reason: str  # the most common reason among its calls
+    reason_zh: str  # the same reason in Simplified Chinese
 
 
 @dataclass(frozen=True)
@@ -115,14 +116,16 @@ def _by_name(trace: Trace, work: OpWork) -> tuple[dict[str, int], dict[str, Unkn
     per_name = np.bincount(names[work.status == COUNTED], minlength=len(trace.strings))
     order = np.argsort(-per_name, kind="stable")
     counted = {trace.strings[int(c)]: int(per_name[c]) for c in order[per_name[order] > 0]}
-    reasons: dict[str, Counter[str]] = {}
+    reasons: dict[str, Counter[tuple[str, str]]] = {}
     unknown_rows = np.flatnonzero(work.status == UNKNOWN)
     for code, r in zip(
         names[unknown_rows].tolist(), work.result[unknown_rows].tolist(), strict=True
     ):
-        reasons.setdefault(trace.strings[code], Counter())[reason(work.results[r])] += 1
+        result = work.results[r]
+        zh = result.zh if isinstance(result, Unknown) else reason(result)
+        reasons.setdefault(trace.strings[code], Counter())[reason(result), zh] += 1
     unknown = {
-        n: UnknownOp(sum(c.values()), c.most_common(1)[0][0])
+        n: UnknownOp(sum(c.values()), *c.most_common(1)[0][0])
         for n, c in sorted(reasons.items(), key=lambda kv: -sum(kv[1].values()))
     }
     return counted, unknown

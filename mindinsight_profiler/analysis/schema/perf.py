@@ -30,10 +30,12 @@ class PerfDevice(Record, frozen=True, kw_only=True):
     name: str | None  # null: no device known; "A or B" when several entries fit alike
     how: Literal["user", "name", "family", "properties", "none"]
     reason: str
+    reason_zh: str  # the same in Simplified Chinese, with the same names and figures
     peak_tflops: dict[str, float]  # dense peak per device-table key ("bf16", "fp32", ...)
     bandwidth_tbps: float | None
     sources: list[PerfSource]
     warnings: list[str]
+    warnings_zh: list[str]  # `warnings` in Simplified Chinese, one for one
 
 
 class PerfRow(Record, frozen=True, kw_only=True):
@@ -89,6 +91,7 @@ class PerfUnknown(Record, frozen=True, kw_only=True):
     name: str
     calls: int
     reason: str
+    reason_zh: str  # the same in Simplified Chinese, with the same names and shapes
     device_us: float  # device time it launched that no counted call covers
 
 
@@ -113,6 +116,7 @@ class PerfModel(Record, frozen=True, kw_only=True):
 
     device: PerfDevice
     unavailable: str | None  # why peak-based figures are null (null: they are not)
+    unavailable_zh: str | None  # the same in Simplified Chinese
     totals: PerfTotals
     categories: list[PerfCategory]
     steps: list[PerfStep]

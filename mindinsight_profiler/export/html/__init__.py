@@ -71,7 +71,7 @@ def context(bundle: ReportBundle, lang: str = "en") -> dict[str, Any]:
         "data_pipeline": sections.data_pipeline(r, w, lang),
         "memory": sections.memory(r, w),
         "communication": sections.communication(r, w, lang),
-        "roofline": sections.roofline(r, w),
+        "roofline": sections.roofline(r, w, lang),
         "window": findings.window(r, bundle.advice, w, lang),
         "advice": findings.findings(bundle.advice, w, lang),
     }

@@ -202,7 +202,7 @@ def communication(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[
     }  # fmt: skip
 
 
-def roofline(report: dict[str, Any], w: dict[str, str]) -> dict[str, Any] | None:
+def roofline(report: dict[str, Any], w: dict[str, str], lang: str) -> dict[str, Any] | None:
     p = report.get("perf_model")
     if not p:
         return None
@@ -239,7 +239,9 @@ def roofline(report: dict[str, Any], w: dict[str, str]) -> dict[str, Any] | None
     mfu_steps = [(str(s["name"]), fmt.share(s["mfu"])) for s in p.get("steps") or []]
     return {
         "device": device.get("name") or fmt.DASH,
-        "unavailable": p.get("unavailable"),
+        # reports cached before version 26 have no `unavailable_zh`: English then
+        "unavailable": pick({"en": p.get("unavailable"), "zh": p.get("unavailable_zh")}, lang)
+        if p.get("unavailable") else None,
         "figures": figures, "chart": chart,
         "steps": mfu_steps[: tables.STEP_ROWS],
         "table": tables.roofline_table(rows, w) if rows else None,

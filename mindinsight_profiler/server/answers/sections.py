@@ -80,6 +80,7 @@ class OverviewPerf(Record, frozen=True, kw_only=True):
 
     device: str | None
     unavailable: str | None  # why MFU is null
+    unavailable_zh: str | None  # the same in Simplified Chinese
     mfu: float | None
     hfu: float | None
     covered_share: float | None

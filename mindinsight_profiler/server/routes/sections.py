@@ -83,6 +83,7 @@ def _perf_summary(section: dict[str, Any] | None) -> dict[str, Any] | None:
     return {
         "device": section["device"]["name"],
         "unavailable": section["unavailable"],
+        "unavailable_zh": section["unavailable_zh"],
         **{k: totals[k] for k in ("mfu", "hfu", "covered_share", "low_roof_share")},
         "step_mfu": [s["mfu"] for s in section["steps"]],
     }

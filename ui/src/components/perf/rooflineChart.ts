@@ -31,7 +31,10 @@ export function rooflineChart(
   shown: PerfRow[], device: PerfDevice | null, texts: ChartTexts, ink: ChartInk = INK.light,
 ): RooflineChart {
   const rows = plottable(shown)
-  const noDevice: PerfDevice = { name: null, how: 'none', reason: '', peak_tflops: {}, bandwidth_tbps: null, sources: [], warnings: [] }
+  const noDevice: PerfDevice = {
+    name: null, how: 'none', reason: '', reason_zh: '', peak_tflops: {}, bandwidth_tbps: null,
+    sources: [], warnings: [], warnings_zh: [],
+  }
   const dev = device ?? noDevice
   const { x, y } = axisRanges(rows, dev)
   const maxUs = Math.max(0, ...rows.map((r) => r.time_us))
