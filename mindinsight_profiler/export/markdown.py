@@ -166,9 +166,9 @@ def _where(b: ReportBundle, lang: str) -> list[str]:
                 pages.append(e.page)
     src, worker = (shlex.quote(" ".join(v.replace("`", "").split())) for v in (b.source, b.worker))
     zh = lang == "zh"
+    folder = "<运行所在的文件夹>" if zh else "<folder of the run>"
     lines = [
-        f"- {'看板' if zh else 'Dashboard'}: "
-        "`mindinsight start --summary-base-dir <folder of the run>`, "
+        f"- {'看板' if zh else 'Dashboard'}: `mindinsight start --summary-base-dir {folder}`, "
         + ("页面" if zh else "pages") + ": "
         + ", ".join(p.replace("_", "-") for p in (pages or ["overview", "timeline"])),
         f"- {'每条发现的证据' if zh else 'Each finding with its evidence'}: "

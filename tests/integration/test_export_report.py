@@ -358,6 +358,6 @@ def test_markdown_in_chinese_names_severities_and_units_in_chinese(
     severities = {"high": "高", "medium": "中", "low": "低"}
     want = [severities[f.severity] for f in bundle.advice.findings[: len(rows)]]
     assert rows and [r.split("|")[2].strip() for r in rows] == want
-    assert "/step" not in md and "more" not in md
+    assert "/step" not in md and "more" not in md and "folder of the run" not in md
     if len(bundle.advice.findings) > len(rows):
         assert f"另有 {len(bundle.advice.findings) - len(rows)} 条" in md
