@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.advisor.rules import load_rules
-    from mindinsight_profiler.cli.report import file_stem
+    from mindinsight_profiler.export.names import file_stem
     from mindinsight_profiler.export.ranks import merge, parse_ranks, parse_window
     from mindinsight_profiler.export.timeline import SUFFIX, gather_ranks, write_merged
     from mindinsight_profiler.formats.discovery import pick_run, several_runs_note

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -21,10 +20,10 @@ from mindinsight_profiler.cli.options import (
     pick_input,
 )
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.export.names import SUFFIX, file_stem
 from mindinsight_profiler.formats.sources import parse_location
 
 FORMATS = ("html", "xlsx", "md")
-SUFFIX = {"html": ".html", "xlsx": ".xlsx", "md": ".md"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,11 +44,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_rules_option(p)
     add_device_option(p)
     add_cache_options(p)
-
-
-def file_stem(run: str, worker: str) -> str:
-    """A file name of the run and worker: letters, digits, dot, dash and underscore only."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run}-{worker}").strip("._") or "report"
 
 
 def _targets(out: Path | None, formats: tuple[str, ...], stem: str) -> dict[str, Path]:

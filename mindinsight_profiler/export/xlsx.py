@@ -4,18 +4,15 @@ Cells are real numbers (never numbers as text; an unknown value is an empty cell
 always written as text (a name starting with "=" is not a formula), headers carry the
 unit, and every sheet has its header row frozen and a filter on it. XlsxWriter's
 constant-memory mode writes each row as it comes, so the large tables (allocations,
-operators by input shape) never sit in memory whole. The file is written beside the target
-and renamed over it: a reader never sees half a workbook.
+operators by input shape) never sit in memory whole. It is written into the temporary file
+`export.write.write_format` renames over the target: a reader never sees half a workbook.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import xlsxwriter  # type: ignore[import-untyped]
 from xlsxwriter.format import Format  # type: ignore[import-untyped]
@@ -169,28 +166,21 @@ def _write_table(wb: xlsxwriter.Workbook, table: Table, lang: str,
 
 def write_xlsx(
     bundle: ReportBundle,
-    target: Path,
+    out: IO[bytes],
     lang: str = "en",
     file: TraceFile | None = None,
     workspace: Workspace | None = None,
     options: Options = DEFAULT_OPTIONS,
 ) -> None:
-    """One sheet per table, numeric cells, units in the headers, frozen headers, filters.
+    """One sheet per table, numeric cells, units in the headers, frozen headers, filters,
+    into `out` (`export.write.write_format` makes it the temporary file it renames).
     `file` gives the tables read from the cached trace (None: those sheets say so)."""
     trace = trace_of(file, workspace, options) if file is not None else None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".xlsx", dir=target.parent)
-    os.close(fd)
-    try:
-        wb = xlsxwriter.Workbook(tmp, WORKBOOK_OPTIONS)
-        header = wb.add_format({"bold": True, "bg_color": "#E8EEF7", "bottom": 1})
-        italic = wb.add_format({"italic": True, "font_color": "#555555"})
-        formats = {k: wb.add_format({"num_format": v}) for k, v in NUMBER_FORMATS.items()}
-        _write_summary(wb, bundle, lang, formats, header)
-        for table in tables(bundle, trace, lang):
-            _write_table(wb, table, lang, formats, header, italic)
-        wb.close()
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    wb = xlsxwriter.Workbook(out, WORKBOOK_OPTIONS)
+    header = wb.add_format({"bold": True, "bg_color": "#E8EEF7", "bottom": 1})
+    italic = wb.add_format({"italic": True, "font_color": "#555555"})
+    formats = {k: wb.add_format({"num_format": v}) for k, v in NUMBER_FORMATS.items()}
+    _write_summary(wb, bundle, lang, formats, header)
+    for table in tables(bundle, trace, lang):
+        _write_table(wb, table, lang, formats, header, italic)
+    wb.close()

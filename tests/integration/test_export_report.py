@@ -29,7 +29,7 @@ from mindinsight_profiler.export import columns as C
 from mindinsight_profiler.export.bundle import gather
 from mindinsight_profiler.export.columns import CATEGORY_NAMES
 from mindinsight_profiler.export.markdown import render_markdown
-from mindinsight_profiler.export.xlsx import write_xlsx
+from mindinsight_profiler.export.write import write_format
 from mindinsight_profiler.formats.discovery import discover
 from mindinsight_profiler.pipeline.reports import load_trace
 from mindinsight_profiler.server.app import create_app
@@ -69,7 +69,7 @@ class Case:
         self.bundle = bundle = gather(self.file, run, Workspace(ws))
         self.paths = {lang: out / f"{key}-{lang}.xlsx" for lang in ("en", "zh")}
         for lang, path in self.paths.items():
-            write_xlsx(bundle, path, lang, self.file, Workspace(ws))
+            write_format("xlsx", bundle, path, lang, self.file, Workspace(ws))
         self.book = openpyxl.load_workbook(self.paths["en"])
         trace = load_trace(self.file.path, Workspace(ws), None, self.file.format, self.file.worker)
         self.origin = int(trace.events["start_ns"].min())

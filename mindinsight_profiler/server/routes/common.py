@@ -9,7 +9,6 @@ so the document cannot drift from what the routes accept.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -81,12 +80,6 @@ def stream_file(path: Path, chunk: int = 1 << 16) -> Iterator[bytes]:
         path.unlink(missing_ok=True)
         while data := f.read(chunk):
             yield data
-
-
-def file_name(*parts: str) -> str:
-    """A download's file name: the parts joined by '-', only letters, digits and `._-`
-    (the CLI names its files by the same rule)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", "-".join(parts)).strip("._") or "download"
 
 
 def download(

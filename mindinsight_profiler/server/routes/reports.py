@@ -17,25 +17,19 @@ from typing import Any
 from flask import Blueprint, Response
 
 from mindinsight_profiler.export.bundle import ReportBundle
+from mindinsight_profiler.export.names import SUFFIX, file_stem
 from mindinsight_profiler.export.write import write_format
 from mindinsight_profiler.server import access, schemas
-from mindinsight_profiler.server.routes.common import download, endpoint, file_name
+from mindinsight_profiler.server.routes.common import download, endpoint
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("reports", __name__)
 
-SUFFIX = {"html": ".html", "xlsx": ".xlsx", "md": ".md"}
 MIMETYPE = {
     "html": "text/html; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "md": "text/markdown; charset=utf-8",
 }
-
-
-def attachment_name(run: str, worker: str, fmt: str) -> str:
-    """The file's name: `cli.report.file_stem`'s rule (the server may not import the CLI),
-    so the CLI and the dashboard name the same report alike."""
-    return file_name(run, worker) + SUFFIX[fmt]
 
 
 def bundle_of(target: access.Target) -> ReportBundle:
@@ -66,5 +60,5 @@ def report_download(run: str, p: dict[str, Any]) -> Response:
         write_format(fmt, bundle, path, p["lang"], target.file, access.workspace(),
                      services().settings.options)  # fmt: skip
 
-    return download(write, attachment_name(target.run.name, target.file.worker, fmt),
-                    MIMETYPE[fmt])  # fmt: skip
+    name = file_stem(target.run.name, target.file.worker) + SUFFIX[fmt]
+    return download(write, name, MIMETYPE[fmt])

@@ -14,6 +14,7 @@ from flask import Blueprint, Response
 from mindinsight_profiler.analysis.timeline.event import event_depth, event_details
 from mindinsight_profiler.analysis.timeline.export import export_chrome_trace
 from mindinsight_profiler.analysis.timeline.window import search_events, timeline_window
+from mindinsight_profiler.export.names import file_stem
 from mindinsight_profiler.export.ranks import (
     RankInput,
     annotations_of,
@@ -27,7 +28,7 @@ from mindinsight_profiler.export.timeline import SUFFIX, write_merged
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.errors import ApiError
-from mindinsight_profiler.server.routes.common import download, endpoint, file_name
+from mindinsight_profiler.server.routes.common import download, endpoint
 from mindinsight_profiler.server.services import services
 
 bp = Blueprint("timeline", __name__)
@@ -98,8 +99,8 @@ def timeline_export(run: str, p: dict[str, Any]) -> Response:
         t0, t1 = _window(p, origin, int(end.max()) - origin if len(end) else 1)
     suffix = ".json.gz" if p["gzip"] else ".json"
     mime = "application/gzip" if p["gzip"] else "application/json"
-    return download(lambda path: export_chrome_trace(trace, path, t0, t1),
-                    file_name(target.run.name, target.file.worker) + suffix, mime)  # fmt: skip
+    name = file_stem(target.run.name, target.file.worker, default="download") + suffix
+    return download(lambda path: export_chrome_trace(trace, path, t0, t1), name, mime)
 
 
 @endpoint(bp, "/runs/<run>/timeline/export-ranks", schemas.ExportRanksQuery, None)
@@ -138,5 +139,5 @@ def timeline_export_ranks(run: str, p: dict[str, Any]) -> Response:
     if missing:
         headers["X-Advice-Missing"] = ",".join(missing)
     mime = "application/json" if p["format"] == "json" else "application/octet-stream"
-    name = file_name(entry.name, "timeline") + SUFFIX[p["format"]]
+    name = file_stem(entry.name, "timeline", default="download") + SUFFIX[p["format"]]
     return download(lambda path: write_merged(merged, path, p["format"]), name, mime, headers)
