@@ -19,6 +19,7 @@ from mindinsight_profiler.cli.options import (
     add_device_option,
     add_rules_option,
     configured_options,
+    pick_run_of,
 )
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
@@ -55,9 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.export.names import file_stem
     from mindinsight_profiler.export.ranks import merge, parse_ranks, parse_window
     from mindinsight_profiler.export.timeline import SUFFIX, gather_ranks, write_merged
-    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
-    from mindinsight_profiler.store.cache import Workspace
-    from mindinsight_profiler.store.staging import discover_location
 
     try:
         wanted = parse_ranks(args.ranks)
@@ -66,13 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.path, str(exc)) from None
     load_rules(args.rules_dir)  # a bad rule file is reported before any analysis
     options = configured_options(args)
-    workspace = Workspace(args.workspace)
-    runs = discover_location(args.path, workspace)
-    if not runs:
-        raise InputError(args.path, "no profiler output found")
-    target = pick_run(runs, None, args.run)
-    if len(runs) > 1:
-        print(several_runs_note(runs, target, "exporting the ranks of"), file=sys.stderr)
+    workspace, target = pick_run_of(args, "exporting the ranks of")
     began = time.perf_counter()
     try:
         ranks = gather_ranks(

@@ -52,8 +52,8 @@ def add_cache_options(parser: argparse.ArgumentParser, no_cache: bool = True) ->
         )
 
 
-def pick_input(args: argparse.Namespace, doing: str) -> tuple[Workspace | None, Run, TraceFile]:
-    """(workspace, run, worker file) that `args.path`, `--run`, `--worker` and `--span`
+def pick_run_of(args: argparse.Namespace, doing: str) -> tuple[Workspace | None, Run]:
+    """(workspace, run) that `args.path`, `--run` and `--worker` (where the command has it)
     name; a note on stderr when the folder held several runs ("advising on ..." with
     `doing`); an `InputError` naming the path when it holds no profiler output."""
     from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
@@ -67,4 +67,10 @@ def pick_input(args: argparse.Namespace, doing: str) -> tuple[Workspace | None, 
     run = pick_run(runs, getattr(args, "worker", None), args.run)
     if len(runs) > 1:
         print(several_runs_note(runs, run, doing), file=sys.stderr)
+    return workspace, run
+
+
+def pick_input(args: argparse.Namespace, doing: str) -> tuple[Workspace | None, Run, TraceFile]:
+    """`pick_run_of`, and the worker file `--worker` and `--span` name in that run."""
+    workspace, run = pick_run_of(args, doing)
     return workspace, run, run.select(getattr(args, "worker", None), args.span)
