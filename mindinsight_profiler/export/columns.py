@@ -58,14 +58,16 @@ STEPS = TableSpec("steps", "Steps", "迭代", (
 ))  # fmt: skip
 
 #: Breakdown categories' headers (the dashboard's names for `CATEGORIES`).
+#: The breakdown's categories as the dashboard names them (ui/src/i18n common.breakdown);
+#: the HTML report, the workbook and the summary all read this one table.
 CATEGORY_NAMES = {
-    "kernel": ("Kernel", "计算核"),
+    "kernel": ("Kernel", "内核"),
     "memcpy": ("Memcpy", "内存拷贝"),
     "memset": ("Memset", "内存置位"),
     "communication": ("Communication", "通信"),
     "runtime": ("Runtime", "运行时"),
     "dataloader": ("DataLoader", "数据加载"),
-    "cpu_exec": ("CPU Exec", "CPU 执行"),
+    "cpu_exec": ("CPU exec", "CPU 执行"),
     "other": ("Other", "其他"),
 }
 assert tuple(CATEGORY_NAMES) == tuple(CATEGORIES)

@@ -35,14 +35,14 @@ def write_atomic(
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             write(f)
         if shared:
-            os.chmod(tmp, 0o666 & ~umask())
+            os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def umask() -> int:
+def _umask() -> int:
     """The process's umask, read without changing it (os.umask sets it, which would race
     with other threads of a server); 022 where /proc does not say."""
     try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mindinsight_profiler.export.columns import CATEGORY_NAMES
+
 EN: dict[str, str] = {
     "title": "Performance report",
     "run": "Run", "worker": "Worker", "span": "Span", "source": "Source",
@@ -145,14 +147,12 @@ ZH: dict[str, str] = {
     "high": "高", "medium": "中", "low": "低",
 }  # fmt: skip
 
-#: the overview's breakdown categories, in the PyTorch plugin's order (`BREAKDOWN_KEYS`)
+#: the overview's breakdown categories, in the PyTorch plugin's order (`BREAKDOWN_KEYS`):
+#: the names the workbook and the summary use too
 BREAKDOWN = {
-    "en": {"kernel": "Kernel", "memcpy": "Memcpy", "memset": "Memset",
-           "communication": "Communication", "runtime": "Runtime", "dataloader": "DataLoader",
-           "cpu_exec": "CPU exec", "other": "Other"},
-    "zh": {"kernel": "内核", "memcpy": "内存拷贝", "memset": "内存置位", "communication": "通信",
-           "runtime": "运行时", "dataloader": "数据加载", "cpu_exec": "CPU 执行", "other": "其他"},
-}  # fmt: skip
+    lang: {key: names[i] for key, names in CATEGORY_NAMES.items()}
+    for i, lang in enumerate(("en", "zh"))
+}
 
 #: the ledger's parts (`advisor.ledger.part`)
 PARTS = {
