@@ -302,16 +302,10 @@ _run_views: OrderedDict[tuple[str, ...], Any] = OrderedDict()
 RUN_VIEWS_KEPT = 16
 
 
-def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
-    """`build(entry, summaries)` once per version of the run's cache entries, then kept.
-
-    A view over every rank (the cluster page) would otherwise parse every rank's report on
-    each request, and a run of hundreds of ranks has more reports than the per-process
-    report cache holds. `build` gets each rank's `rank_summary`, cut from its report as the
-    report is read, so a run of hundreds of ranks never has every full report in memory at
-    once. The key is each input's cache identity, so a re-analysed rank or a new one (the
-    registry's worker list) gives a new answer.
-    """
+def run_memo(run: str, span: str | None, name: str, build: Any) -> Any:
+    """`build(entry, targets)` (every worker of the run) once per version of the run's cache
+    entries, then kept. The key is each input's cache identity, so a re-analysed rank or a
+    new one (the registry's worker list) gives a new answer."""
     entry = services().registry.get(run)
     targets = [resolve(run, w, span) for w in entry.run.workers]
     key = (name, run, span or "", *(_identity(t) for t in targets))
@@ -319,9 +313,26 @@ def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
         if key in _run_views:
             _run_views.move_to_end(key)
             return _run_views[key]
-    value = build(entry, [rank_summary(report(t)) for t in targets])
+    value = build(entry, targets)
     with _reports_lock:
         _run_views[key] = value
         while len(_run_views) > RUN_VIEWS_KEPT:
             _run_views.popitem(last=False)
     return value
+
+
+def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
+    """`build(entry, summaries)` once per version of the run's cache entries, then kept.
+
+    A view over every rank (the cluster page) would otherwise parse every rank's report on
+    each request, and a run of hundreds of ranks has more reports than the per-process
+    report cache holds. `build` gets each rank's `rank_summary`, cut from its report as the
+    report is read, so a run of hundreds of ranks never has every full report in memory at
+    once.
+    """
+    return run_memo(
+        run,
+        span,
+        name,
+        lambda entry, targets: build(entry, [rank_summary(report(t)) for t in targets]),
+    )

@@ -21,6 +21,7 @@ from mindinsight_profiler.analysis.cluster.clock import ClockAlignment
 from mindinsight_profiler.cli.report import file_stem
 from mindinsight_profiler.export.bundle import ReportBundle
 from mindinsight_profiler.formats.discovery import TraceFile
+from mindinsight_profiler.server import access
 from mindinsight_profiler.server.app import create_app
 from mindinsight_profiler.server.routes import clock as clock_route
 from mindinsight_profiler.server.routes import reports
@@ -144,7 +145,7 @@ def test_clock_is_estimated_once_and_adds_the_offsets(
         return ClockAlignment([0, -3_000_000_000], "collectives", 7)
 
     monkeypatch.setattr(clock_route, "align_ranks", align)
-    monkeypatch.setattr(clock_route, "_answers", type(clock_route._answers)())
+    monkeypatch.setattr(access, "_run_views", type(access._run_views)())
     first = api.get("ascend", "clock")
     assert api.get("ascend", "clock") == first and calls == [2]
     origins = [api.get("ascend", "timeline", worker=w, max_items=1)["window"]["origin_ns"]

@@ -5,13 +5,11 @@ ns from that rank's own first event, and each rank stamped its events with its o
 `analysis.cluster.clock.align_ranks` estimates how far each clock is off the first rank's;
 this route adds each rank's timeline zero, so the client only adds `shift_ns[k]` to rank
 k's times. Estimating reads every rank's trace, so an answer is computed once per process
-and version of the run's cache entries, then kept.
+and version of the run's cache entries, then kept (`access.run_memo`, as the cluster view).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from threading import Lock
 from typing import Any
 
 from flask import Blueprint
@@ -19,15 +17,8 @@ from flask import Blueprint
 from mindinsight_profiler.analysis.cluster.clock import align_ranks
 from mindinsight_profiler.server import access, schemas
 from mindinsight_profiler.server.routes.common import endpoint
-from mindinsight_profiler.server.services import services
 
 bp = Blueprint("clock", __name__)
-
-#: Answers kept per process, by run, span and each worker's cache key (an input that
-#: changes, or a new rank, is another key).
-_answers: OrderedDict[tuple[str, ...], dict[str, Any]] = OrderedDict()
-_lock = Lock()
-KEPT = 16
 
 
 def shifts(origins_ns: list[int], offsets_ns: list[int]) -> list[int]:
@@ -37,24 +28,14 @@ def shifts(origins_ns: list[int], offsets_ns: list[int]) -> list[int]:
     return [p - base for p in placed]
 
 
-@endpoint(bp, "/runs/<run>/clock", schemas.ClusterQuery, schemas.Clock)
-def clock(run: str, p: dict[str, Any]) -> dict[str, Any]:
-    """Each worker's clock offset onto the first worker's, and where its timeline starts on
-    the shared axis (ns after the earliest worker's first event)."""
-    entry = services().registry.get(run)
-    targets = [access.resolve(run, w, p.get("span")) for w in entry.run.workers]
-    key = (run, p.get("span") or "", *(t.cache.key for t in targets))
-    with _lock:
-        found = _answers.get(key)
-    if found is not None:
-        return found
+def _clock(entry: Any, targets: list[access.Target]) -> dict[str, Any]:
     traces, origins = [], []
     for t in targets:  # 409 until every rank is analysed
         traces.append(access.trace(t))
         origins.append(access.origin_ns(t))  # while its trace is still held
     aligned = align_ranks(traces)
     offsets = [int(o) for o in aligned.offsets_ns]
-    found = {
+    return {
         "run": entry.id,
         "workers": [t.file.worker for t in targets],
         "offsets_ns": offsets,
@@ -62,8 +43,11 @@ def clock(run: str, p: dict[str, Any]) -> dict[str, Any]:
         "method": aligned.method,
         "matched": int(aligned.matched),
     }
-    with _lock:
-        _answers[key] = found
-        while len(_answers) > KEPT:
-            _answers.popitem(last=False)
+
+
+@endpoint(bp, "/runs/<run>/clock", schemas.ClusterQuery, schemas.Clock)
+def clock(run: str, p: dict[str, Any]) -> dict[str, Any]:
+    """Each worker's clock offset onto the first worker's, and where its timeline starts on
+    the shared axis (ns after the earliest worker's first event)."""
+    found: dict[str, Any] = access.run_memo(run, p.get("span"), "clock", _clock)
     return found
