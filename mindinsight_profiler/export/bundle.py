@@ -29,6 +29,10 @@ from mindinsight_profiler.store.cache import Workspace
 EXPORT_SCHEMA_VERSION = 1
 
 
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
 @dataclass(frozen=True)
 class ReportBundle:
     """One worker's analysis as every export format reads it (all times in us unless the
@@ -40,10 +44,8 @@ class ReportBundle:
     source: str  # the input's path or URL, as given
     report: dict[str, Any]  # report_for(...): the JSON report's sections
     advice: Advice
-    generated_at: str  # ISO 8601, UTC
+    generated_at: str = field(default_factory=_now)  # ISO 8601, UTC
     version: str = __version__
-    #: extra tables, computed on demand from the cached trace (`tables`)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def gather(
@@ -64,7 +66,6 @@ def gather(
         source=str(file.path),
         report=report,
         advice=advice,
-        generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
     )
 
 

@@ -10,7 +10,6 @@ an aborted download leaves nothing behind.
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,6 @@ def bundle_of(target: access.Target) -> ReportBundle:
         source=services().public(str(target.file.path)),
         report=access.report(target),
         advice=access.advice(target),
-        generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
     )
 
 
