@@ -98,8 +98,8 @@ class DiffQuery(Query):
     top = fields.Integer(load_default=10, validate=validate.Range(min=1))
 
 
-class WindowQuery(Query):
-    """A window in ns relative to the trace's origin (default: all of it)."""
+class Window(Schema):
+    """A window in ns from an origin (default: all of it); `end_ns` after `start_ns`."""
 
     start_ns = fields.Integer(validate=validate.Range(min=0))
     end_ns = fields.Integer(validate=validate.Range(min=1))
@@ -108,6 +108,10 @@ class WindowQuery(Query):
     def _ordered(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("end_ns", 1 << 62) <= data.get("start_ns", 0):
             raise ValidationError("must be after start_ns", field_name="end_ns")
+
+
+class WindowQuery(Query, Window):
+    """A window in ns relative to the trace's origin (default: all of it)."""
 
 
 class TimelineQuery(WindowQuery):
@@ -132,7 +136,7 @@ class ExportQuery(WindowQuery):
     gzip = fields.Boolean(load_default=True)
 
 
-class ExportRanksQuery(Schema):
+class ExportRanksQuery(Window):
     """Several ranks of the run on one timeline: which ranks, the file format, a window in
     ns relative to the merged timeline's start (the earliest aligned start of the ranks)."""
 
@@ -146,13 +150,6 @@ class ExportRanksQuery(Schema):
         metadata={"description": "all, or comma-separated rank numbers (e.g. 0,3)"},
     )
     format = fields.String(load_default="perfetto", validate=validate.OneOf(("perfetto", "json")))
-    start_ns = fields.Integer(validate=validate.Range(min=0))
-    end_ns = fields.Integer(validate=validate.Range(min=1))
-
-    @validates_schema
-    def _ordered(self, data: dict[str, Any], **_: Any) -> None:
-        if data.get("end_ns", 1 << 62) <= data.get("start_ns", 0):
-            raise ValidationError("must be after start_ns", field_name="end_ns")
 
 
 class AdviceQuery(Query):
