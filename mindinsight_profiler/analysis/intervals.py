@@ -34,17 +34,26 @@ def union(start: np.ndarray, end: np.ndarray) -> Ranges:
     start, end = start[keep], end[keep]
     if len(start) == 0:
         return EMPTY
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    reach = np.maximum.accumulate(e)
-    # A new group starts where a range begins after everything before it has ended.
-    new = np.empty(len(s), dtype=bool)
+    if not (start[1:] >= start[:-1]).all():  # most callers pass sorted starts: no sort then
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
+    reach = np.maximum.accumulate(end)
+    # A new group starts where a range begins after everything before it has ended; the
+    # group ends where the running maximum of the ends stands at its last range.
+    new = np.empty(len(start), dtype=bool)
     new[0] = True
-    new[1:] = s[1:] > reach[:-1]
-    group = np.cumsum(new) - 1
-    out_end = np.zeros(group[-1] + 1, dtype=np.int64)
-    np.maximum.at(out_end, group, e)
-    return Ranges(s[new].astype(np.int64), out_end)
+    np.greater(start[1:], reach[:-1], out=new[1:])
+    return _groups(start, reach, new)
+
+
+def _groups(start: np.ndarray, end: np.ndarray, new: np.ndarray) -> Ranges:
+    """The set whose ranges run from each `start` marked `new` to the `end` just before
+    the next marked one (the last to the final `end`)."""
+    firsts = np.flatnonzero(new)
+    lasts = np.empty_like(firsts)
+    lasts[:-1] = firsts[1:] - 1
+    lasts[-1] = len(start) - 1
+    return Ranges(start[firsts].astype(np.int64), end[lasts].astype(np.int64))
 
 
 def _inside(r: Ranges, t: np.ndarray) -> np.ndarray:
@@ -58,21 +67,34 @@ def contains(r: Ranges, t: np.ndarray) -> np.ndarray:
 
 
 def _combine(a: Ranges, b: Ranges, want_b: bool) -> Ranges:
-    """Segments of `a` inside `b` (want_b) or outside it, by sweeping all boundaries.
+    """Segments of `a` inside `b` (want_b) or outside it, by sweeping all boundaries once.
 
-    The four boundary arrays are each sorted already, so a stable sort (timsort) merges
-    them in near-linear time; no general sort or unique is needed.
+    Each boundary carries its change of state (bit 0: inside `a`, bit 1: inside `b`; both
+    sets are disjoint, so each bit is 0 or 1) and a running sum gives the state after every
+    boundary. The four boundary arrays are each sorted already, so a stable sort (timsort)
+    merges them in near-linear time; no search per point is needed.
     """
-    pts = np.sort(np.concatenate([a.start, a.end, b.start, b.end]), kind="stable")
-    keep = np.empty(len(pts), dtype=bool)
-    keep[0] = True
-    keep[1:] = pts[1:] != pts[:-1]
-    pts = pts[keep]
-    lo = pts[:-1]
-    sel = _inside(a, lo) & (_inside(b, lo) == want_b)
+    na, nb = len(a), len(b)
+    values = np.concatenate([a.start, a.end, b.start, b.end])
+    order = np.argsort(values, kind="stable")
+    change = np.repeat(np.array([1, -1, 2, -2], np.int8), [na, na, nb, nb])[order]
+    points = values[order]
+    state = np.cumsum(change, dtype=np.int8)
+    # Where several boundaries share a time, the state after the last of them holds.
+    last = np.empty(len(points), dtype=bool)
+    last[-1] = True
+    np.not_equal(points[1:], points[:-1], out=last[:-1])
+    at = np.flatnonzero(last)
+    lo, state = points[at], state[at]
+    inside_b = (state & 2) != 0
+    sel = ((state & 1) != 0)[:-1] & (inside_b[:-1] == want_b)
     if not sel.any():
         return EMPTY
-    return union(lo[sel], pts[1:][sel])
+    start, end = lo[:-1][sel], lo[1:][sel]
+    new = np.empty(len(start), dtype=bool)  # segments that touch are one range
+    new[0] = True
+    np.not_equal(start[1:], end[:-1], out=new[1:])
+    return _groups(start, end, new)
 
 
 def intersect(a: Ranges, b: Ranges) -> Ranges:
@@ -121,14 +143,9 @@ def covered_per_group(
     order = np.lexsort((start, group))
     g, s = group[order].astype(np.int64), start[order]
     e = np.maximum(end[order], s)
-    # Running maximum of the ends within each group: ends as ranks, offset by group, so that
-    # one global accumulate never carries a value across groups (and cannot overflow).
-    values = np.unique(e)
-    width = len(values)
-    rank = np.searchsorted(values, e)
-    reach = values[np.maximum.accumulate(g * width + rank) - g * width]
     first = np.ones(len(g), dtype=bool)
     first[1:] = g[1:] != g[:-1]
+    reach = _running_max_per_group(s, e, first)
     before = np.empty_like(reach)
     before[0] = s[0]
     before[1:] = reach[:-1]
@@ -136,3 +153,24 @@ def covered_per_group(
     new = np.maximum(e - np.maximum(s, before), 0)
     np.add.at(out, g, new)
     return out
+
+
+def _running_max_per_group(s: np.ndarray, e: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Running maximum of `e` within each group of consecutive rows (`first` marks where a
+    group starts; `s` <= `e`, `s` ascending within a group), never carried across groups.
+
+    Each group's values are moved into a band of their own, above the previous group's
+    band, so that one global accumulate cannot carry a value into the next group. When
+    the bands would not fit int64, the ends are replaced by their ranks first (a sort).
+    """
+    starts = np.flatnonzero(first)
+    low = s[starts]
+    band = np.maximum.reduceat(e, starts) - low + 1
+    if float(band.sum(dtype=np.float64)) < 2.0**62:
+        offset = np.cumsum(band) - band - low
+        shift = np.repeat(offset, np.diff(np.append(starts, len(e))))
+        return np.asarray(np.maximum.accumulate(e + shift) - shift)
+    values = np.unique(e)
+    group = np.cumsum(first) - 1
+    rank = np.searchsorted(values, e) + group * len(values)
+    return np.asarray(values[np.maximum.accumulate(rank) - group * len(values)])

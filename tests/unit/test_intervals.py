@@ -43,3 +43,37 @@ def test_contains_is_half_open_unsorted_and_safe_on_no_ranges() -> None:
     t = np.array([35, 10, 20, 5, 39, 40])
     assert iv.contains(r, t).tolist() == [True, True, False, False, True, False]
     assert iv.contains(iv.EMPTY, t).tolist() == [False] * 6
+
+
+def _covered_brute(group: np.ndarray, start: np.ndarray, end: np.ndarray, groups: int) -> list:
+    out = [set() for _ in range(groups)]
+    for g, s, e in zip(group.tolist(), start.tolist(), end.tolist(), strict=True):
+        out[g] |= set(range(s, e))
+    return [len(p) for p in out]
+
+
+def test_covered_per_group_counts_overlaps_once_in_every_group() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n, groups = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+        group = rng.integers(0, groups, n)
+        start = rng.integers(0, 100, n)
+        end = start + rng.integers(-5, 40, n)  # some empty or reversed ranges
+        got = iv.covered_per_group(group, start, end, groups)
+        assert got.tolist() == _covered_brute(group, start, np.maximum(start, end), groups)
+
+
+def test_covered_per_group_near_the_int64_limit_takes_the_exact_path() -> None:
+    """Groups whose spans together pass 2**62 ns (each group one range of 2**61 ns, at
+    times near 2**62): the answer is exact, not wrapped around."""
+    rng = np.random.default_rng(4)
+    base = 2**62 - 2**61 - 200
+    for _ in range(50):
+        n = int(rng.integers(1, 30))
+        group = np.concatenate([rng.integers(0, 4, n), np.arange(4)])
+        start = np.concatenate([rng.integers(0, 100, n), np.zeros(4, np.int64)]) + base
+        end = np.concatenate([start[:n] + rng.integers(0, 40, n), start[n:] + 2**61])
+        got = iv.covered_per_group(group, start, end, 5)
+        assert got.tolist() == [2**61] * 4 + [0]
+        small = iv.covered_per_group(group[:n], start[:n] - base, end[:n] - base, 4)
+        assert small.tolist() == _covered_brute(group[:n], start[:n] - base, end[:n] - base, 4)
