@@ -109,7 +109,7 @@ def _helper(path: str, rank: int, size: int, decode: DecodeFn, conn: Connection)
                 continue
             if index % size == rank:
                 try:
-                    message = (index, True, decode(_chunk_text(piece.data)))
+                    message = (index, True, decode(piece.data))
                 except Exception:
                     message = (index, False, None)
                 conn.send(message)
@@ -167,16 +167,20 @@ class _Join:
 
     def __init__(self, piece: jsonstream.Piece, error: Exception, closed: bool) -> None:
         self.offset = piece.offset
-        self.parts = [piece.data]
-        self.size = len(piece.data)
+        self.parts = [piece.data[1:-1]]
+        self.size = len(self.parts[0])
         self.gap = piece.gap
         self.error = error
         self.closed = closed
 
     def add(self, piece: jsonstream.Piece) -> None:
-        self.parts += [self.gap, piece.data]
-        self.size += len(self.gap) + len(piece.data)
-        self.gap = piece.gap
+        """Join the next chunk of events (framed, as the stream gives them)."""
+        self.add_text(piece.data[1:-1], piece.gap)
+
+    def add_text(self, events: bytes, gap: bytes = b"") -> None:
+        self.parts += [self.gap, events]
+        self.size += len(self.gap) + len(events)
+        self.gap = gap
         if self.size > MAX_JOIN_BYTES:  # no event (and no tail) is that large
             raise ChunkError(self.error, self.offset)
 
@@ -200,7 +204,7 @@ class _Join:
 
 def _decode_here(piece: jsonstream.Piece, decode: DecodeFn) -> tuple[Any, _Join | None]:
     """(batch, None), or (None, a join to extend) when the chunker may have caused a failure."""
-    text = _chunk_text(piece.data)
+    text = piece.data
     try:
         return decode(text), None
     except Exception as exc:
@@ -216,7 +220,7 @@ def _end(
     """(batch of the last events or None, the tail piece) of the document's end."""
     offset, text = piece.offset, piece.data
     if join is not None:
-        join.add(jsonstream.Piece("events", piece.data, piece.offset))
+        join.add_text(piece.data)
         offset, text = join.offset, join.text()
     events, tail = jsonstream.split_end(path, text, piece.bare)
     batch = None

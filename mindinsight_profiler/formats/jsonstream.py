@@ -50,10 +50,12 @@ class Piece:
     #: "head", "events", "end" (the last events, the closing `]` and the tail, to be cut
     #: with `split_end`), or "whole" (a document without an events array)
     kind: str
+    #: The piece's text; for "events", the events framed as one JSON array, `[` + events +
+    #: `]`, ready to decode (framed as it is copied out of the stream: no second copy)
     data: bytes
-    offset: int  # offset of `data` in the decompressed document (for error messages)
-    #: The separator text between this chunk of events and the next (`data + gap + next.data`
-    #: is the original text), used to join chunks when a cut fell inside an event.
+    offset: int  # offset of the (unframed) text in the decompressed document (for errors)
+    #: The separator text between this chunk of events and the next (`events + gap + next
+    #: events` is the original text), used to join chunks when a cut fell inside an event.
     gap: bytes = b""
     bare: bool = False  # "end" of a bare JSON array (no tail)
 
@@ -123,7 +125,7 @@ def iter_blocks(path: Path, progress: ProgressFn | None = None) -> Iterator[byte
             yield b" " if block.isspace() else block
 
 
-def _last_boundary(buf: bytes) -> tuple[int, int] | None:
+def _last_boundary(buf: bytes | bytearray) -> tuple[int, int] | None:
     """(end of left part, start of right part) of the last `}` `,` `{` in `buf`, if any."""
     pos = len(buf)
     while True:
@@ -206,7 +208,9 @@ def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piec
         return
 
     yield Piece("head", head[:head_end], 0)
-    pending = head[start:]
+    # One growing buffer: blocks are appended in place and cut chunks deleted from its
+    # front (both amortised O(size) in CPython), each chunk copied out once, framed.
+    pending = bytearray(head[start:])
     offset = start
     for block in blocks:
         pending += block
@@ -218,7 +222,9 @@ def iter_pieces(path: Path, progress: ProgressFn | None = None) -> Iterator[Piec
                 raise InputError(path, f"no event boundary in {MAX_EVENT_BYTES >> 20} MB")
             continue
         left, right = cut
-        yield Piece("events", pending[:left], offset, pending[left:right])
+        with memoryview(pending) as view:
+            framed = b"".join((b"[", view[:left], b"]"))
+        yield Piece("events", framed, offset, bytes(pending[left:right]))
         offset += right
-        pending = pending[right:]
-    yield Piece("end", pending, offset, bare=bare_array)
+        del pending[:right]
+    yield Piece("end", bytes(pending), offset, bare=bare_array)
