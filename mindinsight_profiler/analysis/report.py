@@ -12,13 +12,22 @@ from typing import Any
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
-from mindinsight_profiler.analysis.sections import SECTIONS, ReportInputs
+from mindinsight_profiler.analysis.sections import SECTIONS, ReportInputs, SectionSpec
 from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.forked import Forked
 from mindinsight_profiler.util.heap import release_free_memory
 
 __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "rows"]
+
+#: Sections built in a forked child on large traces, while this process builds the others:
+#: the two halves share nothing costly but the steps (found before the fork), and each
+#: takes about half of the analysis time (the performance model's per-call work feeds the
+#: ledger and the model; the operator tree feeds the operator tables here).
+CHILD_SECTIONS = frozenset({"ledger", "window", "perf_model", "memory"})
+#: From this many events the child saves more than its start costs (a few milliseconds).
+FORK_MIN_EVENTS = 200_000
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
 #: 11: MindSpore's operator-type rows write `type` first, in the order of `OpTypeRow`.
@@ -94,10 +103,29 @@ def build_report(
         "framework": framework(trace.meta.get("format")),
         "device_type": device_type(trace),
     }
-    for section in SECTIONS:
-        report[section.key] = section.build(inputs)
+    built = _sections(inputs, len(trace.events["start_ns"]) >= FORK_MIN_EVENTS)
+    report.update((section.key, built[section.key]) for section in SECTIONS)
+    return report
+
+
+def _build(inputs: ReportInputs, sections: list[SectionSpec]) -> dict[str, Any]:
+    out = {}
+    for section in sections:
+        out[section.key] = section.build(inputs)
         if section.lean:
             # the pages this stage freed go back to the OS: on a trace of millions of events
             # each stage frees hundreds of MB that would otherwise stay resident (util.heap)
             release_free_memory()
-    return report
+    return out
+
+
+def _sections(inputs: ReportInputs, large: bool) -> dict[str, Any]:
+    """Every section's value; on a large trace `CHILD_SECTIONS` are built in a forked child
+    meanwhile (util.forked: the same values, computed here when the child cannot be)."""
+    if large:
+        _ = inputs.steps, inputs.first  # shared by both halves: found once, before the fork
+    child = [s for s in SECTIONS if s.key in CHILD_SECTIONS]
+    forked = Forked(lambda: _build(inputs, child), use=large)
+    built = _build(inputs, [s for s in SECTIONS if s.key not in CHILD_SECTIONS])
+    built.update(forked.result())
+    return built
