@@ -9,11 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from mindinsight_profiler.advisor.model import SEVERITY_RANK, Advice, Evidence, Finding
-from mindinsight_profiler.advisor.rules import load_rules
 from mindinsight_profiler.cli.options import (
     add_cache_options,
     add_device_option,
@@ -22,6 +21,9 @@ from mindinsight_profiler.cli.options import (
     pick_input,
 )
 from mindinsight_profiler.formats.sources import parse_location
+
+if TYPE_CHECKING:  # the advisor is loaded by this command only, not by every `mindinsight`
+    from mindinsight_profiler.advisor.model import Advice, Evidence, Finding
 
 #: Exit status when `--fail-on` matches a finding.
 EXIT_FINDINGS = 3
@@ -62,6 +64,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _at_least(f: Finding, severity: str) -> bool:
+    from mindinsight_profiler.advisor.model import SEVERITY_RANK
+
     return SEVERITY_RANK[f.severity] <= SEVERITY_RANK[severity]
 
 
@@ -125,6 +129,7 @@ def render_text(advice: Advice, lang: str = "en", verbose: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.advisor.rules import load_rules
     from mindinsight_profiler.pipeline.advice import advise_file
 
     load_rules(args.rules_dir)  # a bad rule file is reported before minutes of analysis

@@ -29,10 +29,6 @@ from typing import Any
 from mindinsight_profiler.cli.options import DEVICE_HELP
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.sources import parse_location
-from mindinsight_profiler.server.guard import LOOPBACK
-from mindinsight_profiler.server.heads import GUNICORN_LIMITS
-from mindinsight_profiler.server.settings import Settings
-from mindinsight_profiler.server.static import UI_DIR
 from mindinsight_profiler.store.cache import Workspace
 
 APP = "mindinsight_profiler.server.app:create_app()"
@@ -132,6 +128,11 @@ def _healthy(url: str) -> bool:
 
 
 def start(args: argparse.Namespace) -> int:
+    # the server's modules (Flask) are loaded only by the commands that serve
+    from mindinsight_profiler.server.guard import LOOPBACK
+    from mindinsight_profiler.server.heads import GUNICORN_LIMITS
+    from mindinsight_profiler.server.settings import Settings
+
     base = args.summary_base_dir
     if isinstance(base, str):  # a URL: reachable, with these credentials
         from mindinsight_profiler.store.remote import check_location
@@ -213,6 +214,8 @@ def _serve(
     foreground: bool, base: str, workspace: Path,
 ) -> int:  # fmt: skip
     """Wait until the server answers, then return (or, in the foreground, wait for it)."""
+    from mindinsight_profiler.server.static import UI_DIR
+
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _healthy(url):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -232,6 +235,8 @@ def _serve(
 
 def _token(args: argparse.Namespace) -> str | None:
     """The token clients must send: given, or new for a bind other than loopback."""
+    from mindinsight_profiler.server.guard import LOOPBACK
+
     if args.no_auth and args.token:
         raise InputError("--no-auth", "contradicts --token (or MINDINSIGHT_TOKEN)")
     if args.token is not None and not re.fullmatch(r"[A-Za-z0-9._~-]{16,256}", args.token):
