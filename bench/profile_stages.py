@@ -80,6 +80,7 @@ def _read_stages(stages: Stages, path: Path) -> Any:
     one-process read whose remainder is the merging and linking."""
     from mindinsight_profiler.formats import jsonstream
     from mindinsight_profiler.formats.kineto import decode as kd
+    from mindinsight_profiler.formats.kineto.events import decode_events
     from mindinsight_profiler.formats.kineto.reader import read_kineto
 
     spent = {"decode": [0.0, 0.0], "columns": [0.0, 0.0]}
@@ -94,9 +95,9 @@ def _read_stages(stages: Stages, path: Path) -> Any:
     wall, cpu = time.perf_counter(), time.process_time()
     for piece in jsonstream.iter_pieces(path):
         if piece.kind == "events":
-            decoded = timed("decode", lambda p=piece: kd.EVENTS_DECODER.decode(p.data))
+            decoded = timed("decode", lambda p=piece: decode_events(p.data))
             timed("columns", lambda d=decoded: kd.build_batch(d))
-            timed("columns", lambda: decoded.clear())  # freeing the structs
+            timed("columns", decoded.clear)  # freeing the structs
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     stream = (wall - spent["decode"][0] - spent["columns"][0],
               cpu - spent["decode"][1] - spent["columns"][1])  # fmt: skip
@@ -126,7 +127,8 @@ def _report_stages(stages: Stages, trace: Any) -> dict[str, Any]:
         "device_type": report_module.device_type(trace),
     }
     for section in SECTIONS:
-        report[section.key] = stages.time(f"section {section.key}", lambda s=section: s.build(inputs))
+        build = section.build
+        report[section.key] = stages.time(f"section {section.key}", lambda b=build: b(inputs))
         if section.lean:
             release_free_memory()
     return report

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
+import msgspec
 import numpy as np
 
 from mindinsight_profiler.errors import InputError
@@ -58,6 +60,32 @@ def times_from_text(
     problem[np.fromiter(map(len, raws), dtype=np.int64, count=n) == 0] = MISSING
     values[problem != OK] = 0
     return values, problem
+
+
+def number_text(value: object) -> bytes:
+    """The JSON text of a `ts` as a reader decoded it: a raw text (`msgspec.Raw`, bytes) as
+    it is, an int (a JSON integer) written back, as it was in the file."""
+    if type(value) is int:
+        return str(value).encode()
+    if value is None or isinstance(value, (bool, float, str)):
+        return msgspec.json.encode(value)
+    return bytes(cast(bytes, value))
+
+
+def times_from_int_us(values: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """`times_from_text` of JSON integers (microseconds), without writing them as text:
+    the same values and problem codes."""
+    n = len(values)
+    try:
+        us = np.fromiter(values, np.int64, count=n)
+    except OverflowError:  # beyond int64: the text path knows how to say so
+        return times_from_text([str(v).encode() for v in values])
+    problem = np.zeros(n, dtype=np.uint8)
+    problem[us < 0] = NEGATIVE
+    problem[us > MAX_TIME_NS // 1000] = OUT_OF_RANGE  # us * 1000 > MAX_TIME_NS
+    ns = us * 1000
+    ns[problem != OK] = 0
+    return ns, problem
 
 
 def durations_from_us(dur_us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_profiler.formats.event_times import OK, times_from_text
+from mindinsight_profiler.formats.event_times import OK, number_text, times_from_text
 
 PHASES = ("B", "E")
 #: Every phase of the trace-event format.
@@ -36,7 +36,7 @@ def paired(events: Sequence[Any]) -> tuple[list[tuple[Any, int]], int]:
     """
     if not events:
         return [], 0
-    ts, problem = times_from_text([bytes(e.ts) for e in events], quoted=True)
+    ts, problem = times_from_text([number_text(e.ts) for e in events], quoted=True)
     usable = np.flatnonzero(problem == OK)
     tracks: dict[tuple[str, str], int] = {}
     keys = [(str(events[i].pid), str(events[i].tid)) for i in usable.tolist()]

@@ -17,7 +17,8 @@ import pytest
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats import chunked, jsonstream
-from mindinsight_profiler.formats.kineto.decode import _Event, decode_batch
+from mindinsight_profiler.formats.kineto.decode import decode_batch
+from mindinsight_profiler.formats.kineto.events import Event as _Event
 from mindinsight_profiler.formats.kineto.reader import read_kineto
 from tests.tracegen import assert_same_trace, op
 

@@ -1,72 +1,35 @@
 """Typed decoding of Kineto trace events into numpy column batches.
 
-msgspec decodes each chunk of events into small structs that name only the fields the
-analyses use (unknown keys are skipped in C); one pass per column then builds numpy arrays.
-Strings are interned per batch and remapped to the trace's table when batches are merged,
-so a batch can be built in another process.
+msgspec decodes each chunk of events into small structs (`kineto.events`); one pass per
+column then builds numpy arrays, each a C-level `map` chain over the structs (a Python loop
+or a list per column would cost more than the decoding itself). Strings are interned per
+batch (`kineto.interner`) and remapped to the trace's table when batches are merged, so a
+batch can be built in another process.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import cast
 
 import msgspec
 import numpy as np
-from msgspec import Raw
 
 from mindinsight_profiler.formats import phases, utf8
 from mindinsight_profiler.formats.event_times import (
     BadTimes,
     durations_from_us,
     judge,
+    number_text,
+    times_from_int_us,
     times_from_text,
 )
+from mindinsight_profiler.formats.kineto.events import ARG_NAMES, Args, Event, decode_events
+from mindinsight_profiler.formats.kineto.interner import Interner
 from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
-_EMPTY = Raw(b"")
-
-
-class _Args(msgspec.Struct, frozen=True, gc=False):
-    """The `args` keys any analysis reads; everything else in `args` is skipped unparsed."""
-
-    ext_id: int = msgspec.field(default=-1, name="External id")
-    ext_id_lc: int = msgspec.field(default=-1, name="external id")  # 2021 runtimes/kernels
-    corr: int = msgspec.field(default=-1, name="correlation")
-    device: int = -1
-    stream: int | str = -1  # AMD runtimes write "0x0"
-    grid: Raw = _EMPTY
-    block: Raw = _EMPTY
-    regs: int = msgspec.field(default=-1, name="registers per thread")
-    smem: int = msgspec.field(default=-1, name="shared memory")
-    blocks_per_sm: float = msgspec.field(default=math.nan, name="blocks per SM")
-    occupancy: float = msgspec.field(default=math.nan, name="est. achieved occupancy %")
-    input_dims: Raw = msgspec.field(default=_EMPTY, name="Input Dims")
-    input_types: Raw = msgspec.field(default=_EMPTY, name="Input type")
-    concrete_inputs: Raw = msgspec.field(default=_EMPTY, name="Concrete Inputs")
-    call_stack: Raw = msgspec.field(default=_EMPTY, name="Call stack")
-    # a collective's message (NCCL kernels, record_param_comms): kept raw, read leniently
-    msg_nelems: Raw = msgspec.field(default=_EMPTY, name="In msg nelems")
-    msg_dtype: Raw = msgspec.field(default=_EMPTY, name="dtype")
-    group_size: Raw = msgspec.field(default=_EMPTY, name="Group size")
-    addr: int = msgspec.field(default=-1, name="Addr")
-    nbytes: int = msgspec.field(default=0, name="Bytes")
-    total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
-    total_reserved: int = msgspec.field(default=-1, name="Total Reserved")
-    device_type: int = msgspec.field(default=-1, name="Device Type")
-    device_id: int = msgspec.field(default=-1, name="Device Id")
-    name: str = ""  # metadata events: process_name / thread_name
-    labels: str = ""  # metadata events: process_labels
-
-
-_NO_ARGS = _Args()
-#: The `args` names as traces write them, by field.
-ARG_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(_Args)}
 #: Ranges of the numeric `args` read into columns: a value outside is read as absent (and
 #: counted), never wrapped into a column's dtype or carried into an average.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -84,21 +47,6 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-class _Event(msgspec.Struct, gc=False):
-    ph: str = ""
-    cat: str = ""
-    name: str = ""
-    pid: int | str = 0
-    tid: int | str = 0
-    ts: Raw = _EMPTY  # raw text: parsed exactly to ns; empty when the event has none
-    dur: float = math.nan  # NaN: absent (JSON has no NaN literal)
-    id: int | str | None = None
-    args: _Args = _NO_ARGS
-
-
-EVENTS_DECODER = msgspec.json.Decoder(list[_Event])
-
-
 @dataclass
 class Batch:
     """Columns of one chunk, with chunk-local string and track tables."""
@@ -110,7 +58,7 @@ class Batch:
     tracks: list[tuple[str, str]]  # local (pid, tid) table
     metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: `B`/`E` events, kept whole: they are paired once every chunk is read (`phases`)
-    begin_end: list[_Event] = field(default_factory=list)
+    begin_end: list[Event] = field(default_factory=list)
     count: int = 0  # events decoded, of any phase
     #: events left out for unusable times (positions among the decoded events)
     bad_times: BadTimes = field(default_factory=BadTimes)
@@ -121,83 +69,24 @@ class Batch:
     invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
-class _Interner:
-    """Chunk-local interning of hashable values with no Python-level work per value.
-
-    `dict.setdefault` driven by `map` runs in C: each new value gets the running counter as
-    a provisional code, and one vectorised lookup then renumbers new values densely.
-    """
-
-    def __init__(self) -> None:
-        self.index: dict[Hashable, int] = {}
-        self.keys: list[Hashable] = []  # keys[code] is the value of `code`
-        self._counter = itertools.count()
-
-    def codes(self, values: Sequence[Hashable]) -> np.ndarray:
-        """Dense int32 codes of `values`, adding new values to the table."""
-        index = self.index
-        before = len(index)
-        provisional = np.fromiter(
-            map(index.setdefault, values, self._counter), dtype=np.int64, count=len(values)
-        )
-        if len(index) == before:  # only known values: their stored codes are dense already
-            return provisional.astype(np.int32)
-        new_keys = list(index)[before:]
-        issued = np.fromiter(map(index.__getitem__, new_keys), np.int64, len(new_keys))
-        dense = np.arange(len(self.keys), len(self.keys) + len(new_keys), dtype=np.int64)
-        index.update(zip(new_keys, dense.tolist(), strict=True))
-        self.keys.extend(new_keys)
-        # Provisional codes are all >= every dense code, so they cannot be confused.
-        order = np.argsort(issued)
-        pos = np.clip(np.searchsorted(issued[order], provisional), 0, len(order) - 1)
-        hit = issued[order][pos] == provisional
-        return np.where(hit, dense[order][pos], provisional).astype(np.int32)
-
-    def raw_codes(self, values: list[Raw]) -> np.ndarray:
-        """Codes for raw JSON texts (an empty text, i.e. an absent field, gives -1)."""
-        out = self.codes(list(map(bytes, values)))
-        empty = self.index.get(b"")
-        if empty is not None:
-            out[out == empty] = -1
-        return out
-
-    def strings(self) -> tuple[list[str], int]:
-        """The table as strings (raw JSON texts are decoded once each here), and how many
-        byte sequences that are not UTF-8 were read as U+FFFD (raw texts were not checked
-        when the chunk was read)."""
-        out = []
-        replaced = 0
-        for k in self.keys:
-            if not isinstance(k, bytes):
-                out.append(str(k))
-                continue
-            try:
-                out.append(_raw_text(k))
-            except UnicodeDecodeError:
-                fixed, count = utf8.repaired(k)
-                out.append(_raw_text(fixed))
-                replaced += count
-        return out, replaced
+def _ts_ns(events: list[Event]) -> tuple[np.ndarray, np.ndarray]:
+    """(ns, problem code) of the events' `ts`: JSON integers (2021 traces) at once, texts
+    parsed exactly (`event_times`)."""
+    ts = list(map(_TS, events))
+    types = set(map(type, ts))
+    if types == {int}:
+        return times_from_int_us(ts)
+    if types <= {bytes}:
+        return times_from_text(ts)
+    return times_from_text(list(map(number_text, ts)))  # mixed (joined B/E pairs), or Raw
 
 
-def _raw_text(raw: bytes) -> str:
-    """A JSON string becomes its value; any other JSON value keeps its compact text."""
-    if raw[:1] == b'"':
-        return str(msgspec.json.decode(raw))
-    return raw.decode("utf-8")
-
-
-def _ts_ns(events: list[_Event]) -> tuple[np.ndarray, np.ndarray]:
-    """(ns, problem code) of the events' `ts`."""
-    return times_from_text(list(map(bytes, map(_TS, events))))
-
-
-def _describe(e: _Event, what: str) -> str:
-    value = bytes(e.ts)[:40].decode("utf-8", "replace") if what == "ts" else repr(e.dur)
+def _describe(e: Event, what: str) -> str:
+    value = number_text(e.ts)[:40].decode("utf-8", "replace") if what == "ts" else repr(e.dur)
     return f" (name {e.name[:80]!r}, {what} {value})"
 
 
-def _table_of(e: _Event) -> str:
+def _table_of(e: Event) -> str:
     """Which table `build_batch` puts an event in."""
     if e.ph in ("i", "I"):
         return "memory" if e.name == "[memory]" else "complete"
@@ -205,8 +94,8 @@ def _table_of(e: _Event) -> str:
 
 
 def _kept(
-    cols: dict[str, np.ndarray], problems: dict[str, np.ndarray], events: list[_Event],
-    decoded: list[_Event], table: str,
+    cols: dict[str, np.ndarray], problems: dict[str, np.ndarray], events: list[Event],
+    decoded: list[Event], table: str,
 ) -> tuple[dict[str, np.ndarray], BadTimes]:  # fmt: skip
     """The columns without the rows whose times are unusable, and those rows counted (the
     first by its position among `decoded`, found only when there is one)."""
@@ -218,16 +107,16 @@ def _kept(
     return cols, bad
 
 
-def _ids(args: list[_Args], attr: str) -> np.ndarray:
+def _ids(args: list[Args], attr: str) -> np.ndarray:
     """Id args as int64; ids beyond int64 keep their low 63 bits (they are only compared)."""
-    values = list(map(attrgetter(attr), args))
+    get = attrgetter(attr)
     try:
-        return np.fromiter(values, np.int64, len(values))
+        return np.fromiter(map(get, args), np.int64, len(args))
     except OverflowError:
-        return np.fromiter(map(as_int, values), np.int64, len(values))
+        return np.fromiter(map(as_int, map(get, args)), np.int64, len(args))
 
 
-def _ranged(args: list[_Args], attr: str, dtype: str, out_of_range: dict[str, int]) -> np.ndarray:
+def _ranged(args: list[Args], attr: str, dtype: str, out_of_range: dict[str, int]) -> np.ndarray:
     """A numeric arg within its `_RANGES` range; others become the absent value (-1, NaN)
     and are counted in `out_of_range` under the arg's name."""
     lo, hi = _RANGES[attr]
@@ -253,24 +142,27 @@ def _attrs(events: list, attr: str) -> list:
 
 
 _TS = attrgetter("ts")
+_CAT = attrgetter("cat")
+_PH = attrgetter("ph")
+_NAME = attrgetter("name")
 _PID_TID = attrgetter("pid", "tid")
 
 
-def _track_codes(events: list[_Event], tracks: _Interner) -> np.ndarray:
-    return tracks.codes(list(map(_PID_TID, events)))
+def _track_codes(events: list[Event], tracks: Interner) -> np.ndarray:
+    return tracks.codes(map(_PID_TID, events), len(events))
 
 
 def _complete_columns(
-    events: list[_Event],
+    events: list[Event],
     instant: np.ndarray,
-    strings: _Interner,
-    tracks: _Interner,
+    strings: Interner,
+    tracks: Interner,
     out_of_range: dict[str, int],
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(columns, time problems) of `X` events (and non-memory instants, marked by `instant`,
     which last no time whatever their `dur`)."""
     n = len(events)
-    cat = strings.codes(_attrs(events, "cat"))
+    cat = strings.codes(map(_CAT, events), n)
     kind_of_code = np.array(
         [int(kind_of_category(s)) for s in strings.strings()[0]] or [0], dtype=np.uint8
     )
@@ -287,7 +179,7 @@ def _complete_columns(
         "start_ns": start,
         "end_ns": start + dur_ns,
         "kind": kind,
-        "name": strings.codes(_attrs(events, "name")),
+        "name": strings.codes(map(_NAME, events), n),
         "cat": cat,
         "track": _track_codes(events, tracks),
         # 2021 kernels/runtimes spell it "external id"; both mean the launching operator.
@@ -307,26 +199,24 @@ def _complete_columns(
         full = np.full(n, fill, dtype=dtype)
         full[dev] = _ranged(dargs, attr, dtype, out_of_range)
         cols[col] = full
-    for col, attr, rows in (
-        ("grid", "grid", dev),
-        ("block", "block", dev),
-        ("input_dims", "input_dims", None),
-        ("input_types", "input_types", None),
-        ("concrete_inputs", "concrete_inputs", None),
-        ("call_stack", "call_stack", None),
+    op_rows = np.flatnonzero(np.isin(kind, [int(k) for k in OP_TREE_KINDS]))
+    op_args = list(map(args.__getitem__, op_rows.tolist()))
+    for col, attr, rows, of in (
+        ("grid", "grid", dev, dargs),
+        ("block", "block", dev, dargs),
+        ("input_dims", "input_dims", op_rows, op_args),
+        ("input_types", "input_types", op_rows, op_args),
+        ("concrete_inputs", "concrete_inputs", op_rows, op_args),
+        ("call_stack", "call_stack", op_rows, op_args),
     ):
         full = np.full(n, -1, dtype=np.int32)
-        if rows is None:
-            rows = np.flatnonzero(np.isin(kind, [int(k) for k in OP_TREE_KINDS]))
-        full[rows] = strings.raw_codes(
-            list(map(attrgetter(attr), map(args.__getitem__, rows.tolist())))
-        )
+        full[rows] = strings.raw_codes(of, attr)
         cols[col] = full
     cols["comm_msg"] = _comm_msg(args, strings)
     return cols, {"ts": ts_problem, "dur": dur_problem}
 
 
-def _comm_msg(args: list[_Args], strings: _Interner) -> np.ndarray:
+def _comm_msg(args: list[Args], strings: Interner) -> np.ndarray:
     """String codes of `[nelems, dtype, group size]` (raw JSON texts) of the events whose
     args give a collective's message size; -1 elsewhere."""
     full = np.full(len(args), -1, dtype=np.int32)
@@ -343,7 +233,7 @@ def _comm_msg(args: list[_Args], strings: _Interner) -> np.ndarray:
 
 
 def _memory_columns(
-    events: list[_Event], tracks: _Interner, out_of_range: dict[str, int]
+    events: list[Event], tracks: Interner, out_of_range: dict[str, int]
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     args = _attrs(events, "args")
     ts, problem = _ts_ns(events)
@@ -371,7 +261,7 @@ def _flow_id(value: int | str | None) -> int:
 
 
 def _flow_columns(
-    events: list[_Event], strings: _Interner, tracks: _Interner
+    events: list[Event], strings: Interner, tracks: Interner
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     n = len(events)
     ids = _attrs(events, "id")
@@ -384,12 +274,12 @@ def _flow_columns(
         "ts_ns": ts,
         "track": _track_codes(events, tracks),
         "flow_id": flow_id,
-        "phase": np.fromiter(map(ord, _attrs(events, "ph")), np.uint8, n),
-        "cat": strings.codes(_attrs(events, "cat")),
+        "phase": np.fromiter(map(ord, map(_PH, events)), np.uint8, n),
+        "cat": strings.codes(map(_CAT, events), n),
     }, {"ts": problem}
 
 
-def complete_batch(pairs: list[tuple[_Event, int]]) -> Batch:
+def complete_batch(pairs: list[tuple[Event, int]]) -> Batch:
     """The batch of the ranges that matched `B`/`E` pairs make (`(B event, duration ns)`)."""
     events = [msgspec.structs.replace(b, ph="X", dur=ns / 1000.0) for b, ns in pairs]
     batch = build_batch(events)
@@ -404,25 +294,25 @@ def decode_batch(data: bytes | memoryview) -> Batch:
     UTF-8 are read as U+FFFD and counted.
     """
     try:
-        decoded: list[_Event] = EVENTS_DECODER.decode(data)
+        decoded = decode_events(data)
         replaced = 0
     except UnicodeDecodeError:
         fixed, replaced = utf8.repaired(data)
-        decoded = EVENTS_DECODER.decode(fixed)
+        decoded = decode_events(fixed)
     batch = build_batch(decoded)
     batch.invalid_utf8 += replaced
     return batch
 
 
-def build_batch(decoded: list[_Event]) -> Batch:
+def build_batch(decoded: list[Event]) -> Batch:
     """Sort events by phase and build the columns of each table; events whose times are
     unusable are left out and counted (`event_times`)."""
-    complete: list[_Event] = []
+    complete: list[Event] = []
     instant_flags: list[bool] = []
-    memory: list[_Event] = []
-    flows: list[_Event] = []
+    memory: list[Event] = []
+    flows: list[Event] = []
     metadata: list[tuple[str, str, str, str]] = []
-    begin_end: list[_Event] = []
+    begin_end: list[Event] = []
     unknown = 0
     for e in decoded:
         ph = e.ph
@@ -443,8 +333,8 @@ def build_batch(decoded: list[_Event]) -> Batch:
             begin_end.append(e)
         elif ph not in phases.KNOWN:
             unknown += 1
-    strings = _Interner()
-    tracks = _Interner()
+    strings = Interner()
+    tracks = Interner()
     bad = BadTimes()
     out_of_range: dict[str, int] = {}
     tables = []
