@@ -12,9 +12,10 @@ Record = dict[str, Any]
 
 OURS_COLD, OURS_WARM, BARE, TB, HTA = "ours_cold", "ours_warm", "bare_decode", "tb_plugin", "hta"
 
-# The targets from README.md, checked on the largest replicated input.
-TARGET_COLD_WALL_S = 6.0
-TARGET_COLD_RSS_MB = 1024.0
+# The targets from README.md, checked on the largest replicated input (issue 21: a cold
+# analysis of x15, 1.1 M events, in 2 s and 400 MB on the 2-core machine; before, 6 s, 1 GB).
+TARGET_COLD_WALL_S = 2.0
+TARGET_COLD_RSS_MB = 400.0
 TARGET_SPEEDUP = 10.0
 TARGET_OVER_BARE = 6.0
 TARGET_WARM_S = 0.5
@@ -81,7 +82,8 @@ def input_summary(records: list[Record], label: str) -> dict[str, Any]:
         "input": label,
         "events": events,
         "ours_cold_s": cold_wall,
-        "ours_cold_rss_mb": cold["peak_rss_mb"] if cold and cold["ok"] else None,
+        # the whole process tree (reader helpers, the forked report half) when it had several
+        "ours_cold_rss_mb": _tree_peak(cold) if cold and cold["ok"] else None,
         "ours_warm_s": ok_wall(find(records, OURS_WARM, label)),
         "speedup_vs_tb_plugin": ratio(ok_wall(find(records, TB, label)), cold_wall),
         "speedup_vs_hta": ratio(ok_wall(find(records, HTA, label)), cold_wall),
@@ -112,6 +114,11 @@ def linearity(summaries: list[dict[str, Any]]) -> float | None:
     (e2, w2), (e3, w3) = points[-2], points[-1]
     first, last = (w1 - w0) / (e1 - e0), (w3 - w2) / (e3 - e2)
     return ratio(last, first) if first > 0 else None
+
+
+def _tree_peak(record: Record) -> float:
+    """Peak RSS of a run: its own, or the sampled sum over its process tree when larger."""
+    return float(max(record["peak_rss_mb"], record.get("tree_peak_rss_mb") or 0.0))
 
 
 def _passes(value: float | None, limit: float, at_least: bool) -> bool | None:
@@ -156,6 +163,16 @@ def verdicts(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         for name, value, limit, at_least in rows
     }
     return {"input": big["input"], "checks": checks}
+
+
+def missed(verdict: dict[str, Any]) -> list[str]:
+    """The targets measured and missed (a target not measured, e.g. without the anchors,
+    is not a miss)."""
+    return [
+        name
+        for name, check in verdict.get("checks", {}).items()
+        if check["value"] is not None and check["pass"] is False
+    ]
 
 
 def format_summaries(summaries: list[dict[str, Any]], verdict: dict[str, Any]) -> str:

@@ -239,6 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nraw numbers: {out}")
+    misses = report.missed(verdict)
+    if misses:
+        print(f"missed: {'; '.join(misses)}", file=sys.stderr)
+        return 1
     return 0
 
 
