@@ -122,8 +122,7 @@ class Trace:
 
     def names_matching(self, predicate: object) -> np.ndarray:
         """Boolean mask of events whose name satisfies `predicate` (evaluated once per name)."""
-        codes = self.strings.codes_where(predicate)
-        return np.isin(self.events["name"], codes)
+        return self.strings.mask_where(self.events["name"], predicate)
 
     def check(self) -> None:
         """Assert structural invariants (equal column lengths, known columns); cheap."""
