@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -80,6 +81,33 @@ def _crc(path: Path) -> int:
         while chunk := f.read(8 << 20):
             crc = zlib.crc32(chunk, crc)
     return crc
+
+
+class _Checksummed(io.RawIOBase):
+    """A file being written that sums (CRC-32) and counts what passes through it."""
+
+    def __init__(self, f: io.BufferedWriter) -> None:
+        self.f = f
+        self.crc = 0
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self.crc = zlib.crc32(view, self.crc)
+        self.size += view.nbytes
+        return self.f.write(view)
+
+
+def _save_npy(path: Path, values: np.ndarray) -> dict[str, int | str]:
+    """Write a column as .npy; its manifest record (size, CRC-32) computed as it is written
+    rather than by reading the file back (gigabytes on a large trace)."""
+    with open(path, "wb") as f:
+        out = _Checksummed(f)
+        np.lib.format.write_array(out, np.ascontiguousarray(values), allow_pickle=False)
+    return {"size": out.size, "crc32": out.crc}
 
 
 def _json_bytes(data: Any) -> bytes:
@@ -198,21 +226,15 @@ class CacheEntry:
                 columns = getattr(trace, table)
                 tables[table] = list(columns)
                 for col, values in columns.items():
-                    np.save(
-                        tmp / f"{table}.{col}.npy", np.ascontiguousarray(values), allow_pickle=False
-                    )
+                    name = f"{table}.{col}.npy"
+                    files[name] = _save_npy(tmp / name, values)
             for table, columns in trace.tables.items():
                 for col, values in columns.items():
-                    np.save(
-                        tmp / f"side.{table}.{col}.npy",
-                        np.ascontiguousarray(values),
-                        allow_pickle=False,
-                    )
+                    name = f"side.{table}.{col}.npy"
+                    files[name] = _save_npy(tmp / name, values)
             for name, data in {"strings": _json_bytes(trace.strings.to_list()), **reports}.items():
                 (tmp / f"{name}.json").write_bytes(data)
                 files[f"{name}.json"] = {"size": len(data), "sha256": sha256_hex(data)}
-            for path in tmp.glob("*.npy"):
-                files[path.name] = {"size": path.stat().st_size, "crc32": _crc(path)}
             manifest = {
                 "cache_format": CACHE_FORMAT,
                 "schema_version": SCHEMA_VERSION,
