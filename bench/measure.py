@@ -4,8 +4,9 @@ Peak RSS comes from ``os.wait4`` on that very child: the kernel's high-water mar
 child (and for any of its own children it waited for, as a max, not a sum). Aggregates
 such as ``RUSAGE_CHILDREN`` would mix every process the harness ever started, so they are
 not used. Because a tool that fans out to worker processes holds memory in several
-processes at once, a sampler also sums the RSS of the child's whole process tree every
-0.1 s; that figure is reported beside the exact one when the child had descendants.
+processes at once, a sampler also sums the PSS (proportional set size: pages a forked
+helper shares with its parent count once) of the child's whole process tree every 0.1 s;
+that figure is reported beside the exact one when the child had descendants.
 """
 
 from __future__ import annotations
@@ -61,6 +62,20 @@ def _rss_bytes(pid: int) -> int | None:
         return None
 
 
+def _pss_bytes(pid: int) -> int | None:
+    """Proportional set size: a page shared by n processes counts 1/n in each, so the sum
+    over a tree counts the pages a forked helper shares with its parent once (RSS would
+    count them in both). RSS where the kernel has no smaps_rollup."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return _rss_bytes(pid)
+
+
 def _children_by_parent() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
@@ -77,13 +92,13 @@ def _children_by_parent() -> dict[int, list[int]]:
 
 
 def tree_rss(root: int) -> tuple[int, int]:
-    """(summed RSS bytes, process count) of ``root`` and all its live descendants."""
+    """(summed PSS bytes, process count) of ``root`` and all its live descendants."""
     children = _children_by_parent()
     total = count = 0
     stack = [root]
     while stack:
         pid = stack.pop()
-        rss = _rss_bytes(pid)
+        rss = _pss_bytes(pid)
         if rss is None:
             continue
         total += rss

@@ -19,6 +19,9 @@ The real end-to-end figure (the CLI in a fresh process, reader on all cores) is
 
     PYTHONPATH=$PWD python bench/profile_stages.py [TRACE] [--json OUT]
 
+With PYTHONPATH naming another checkout (e.g. a worktree of an older commit), the same
+stages of that version are measured: the before/after tables of a change.
+
 TRACE defaults to the x15 input of `make_inputs.py` (`$MI_BENCH_INPUTS` or
 /tmp/mi-bench-inputs).
 """
@@ -80,7 +83,11 @@ def _read_stages(stages: Stages, path: Path) -> Any:
     one-process read whose remainder is the merging and linking."""
     from mindinsight_profiler.formats import jsonstream
     from mindinsight_profiler.formats.kineto import decode as kd
-    from mindinsight_profiler.formats.kineto.events import decode_events
+
+    try:
+        from mindinsight_profiler.formats.kineto.events import decode_events
+    except ImportError:  # a checkout before issue 21 (for the "before" table)
+        decode_events = kd.EVENTS_DECODER.decode  # type: ignore[attr-defined]
     from mindinsight_profiler.formats.kineto.reader import read_kineto
 
     spent = {"decode": [0.0, 0.0], "columns": [0.0, 0.0]}
@@ -95,7 +102,8 @@ def _read_stages(stages: Stages, path: Path) -> Any:
     wall, cpu = time.perf_counter(), time.process_time()
     for piece in jsonstream.iter_pieces(path):
         if piece.kind == "events":
-            decoded = timed("decode", lambda p=piece: decode_events(p.data))
+            text = piece.data if piece.data[:1] == b"[" else b"[" + piece.data + b"]"
+            decoded = timed("decode", lambda t=text: decode_events(t))
             timed("columns", lambda d=decoded: kd.build_batch(d))
             timed("columns", decoded.clear)  # freeing the structs
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
