@@ -26,8 +26,11 @@ __all__ = ["REPORT_VERSION", "build_report", "device_type", "grouped_tables", "r
 #: takes about half of the analysis time (the performance model's per-call work feeds the
 #: ledger and the model; the operator tree feeds the operator tables here).
 CHILD_SECTIONS = frozenset({"ledger", "window", "perf_model", "memory"})
-#: From this many events the child saves more than its start costs (a few milliseconds).
+#: From this many events the child saves more than its start costs (a few milliseconds)...
 FORK_MIN_EVENTS = 200_000
+#: ... and up to this many the two working sets held at once stay small: beyond, memory
+#: is what binds (a 10 GB trace's stage working set is most of a GB), so one process works.
+FORK_MAX_EVENTS = 4_000_000
 
 #: Bump when the report gains or changes fields: cached reports of other versions are rebuilt.
 #: 11: MindSpore's operator-type rows write `type` first, in the order of `OpTypeRow`.
@@ -103,7 +106,8 @@ def build_report(
         "framework": framework(trace.meta.get("format")),
         "device_type": device_type(trace),
     }
-    built = _sections(inputs, len(trace.events["start_ns"]) >= FORK_MIN_EVENTS)
+    events = len(trace.events["start_ns"])
+    built = _sections(inputs, FORK_MIN_EVENTS <= events <= FORK_MAX_EVENTS)
     report.update((section.key, built[section.key]) for section in SECTIONS)
     return report
 
