@@ -44,8 +44,14 @@ from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
-from mindinsight_profiler.server.stages import ADVICE, TIMELINE, failed_for
-from mindinsight_profiler.server.state import FAILED, READY
+from mindinsight_profiler.server.stages import (
+    ADVICE,
+    TIMELINE,
+    failed_for,
+    stage_of,
+    stages_of,
+)
+from mindinsight_profiler.server.state import FAILED, QUEUED, READY
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 log = logging.getLogger(__name__)
@@ -96,6 +102,11 @@ def _not_ready(
             f"{what} of run {target.run.name} worker {target.file.worker} failed: {lost}",
             **where, state=FAILED, stage=stage, reason=lost,
         )  # fmt: skip
+    found = stage_of(rec, stage)
+    if found is not None and found["state"] == READY:  # built, and gone since (an entry
+        # rewritten without its index, stored advice removed): queued for the scheduler
+        queued = {**stages_of(rec), stage: {"state": QUEUED}}
+        services().states.update(target.file, rec, stages=queued)
     return ApiError(
         409, "not_ready",
         f"{what} of run {target.run.name} worker {target.file.worker} is being built",

@@ -256,6 +256,28 @@ def test_a_resumed_job_that_rebuilds_the_entry_builds_every_stage_again(
     assert item["stages"] == {"advice": {"state": READY}, "timeline": {"state": READY}}
 
 
+def test_an_index_gone_since_it_was_built_is_queued_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state says the index was built, but the entry has none (rewritten without it, e.g.
+    by an analysis of the same workspace): the timeline route queues the stage again instead
+    of answering 409 forever, and the next tick builds it."""
+    inp = Input(tmp_path)
+    report, _ = reports.analyse_file(inp.file.source, Workspace(inp.ws), None, inp.file.format,
+                                     inp.file.worker)  # fmt: skip
+    advise_file(inp.file, inp.run, Workspace(inp.ws), ())
+    stages = {"advice": {"state": READY}, "timeline": {"state": READY}}
+    inp.store.write(inp.file, READY, inp.entry.key, summary=jobs.input_summary(report),
+                    stages=stages)  # fmt: skip
+    assert _tick(inp, monkeypatch).jobs == []  # as far as the state says, nothing to do
+    status, body = inp.get("timeline")
+    assert status == 409 and body["error"]["stage"] == "timeline", body
+    assert inp.run_json()["pending"] == ["timeline"]
+    assert len(_tick(inp, monkeypatch).jobs) == 1
+    assert inp.get("timeline")[0] == 200
+    assert "pending" not in inp.run_json()
+
+
 def test_a_job_process_dying_in_a_stage_fails_that_stage_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
