@@ -5,7 +5,9 @@ them per server queues analyses: the one holding `<workspace>/server-<port>.lead
 Followers retry the lock on every tick, so when the leader dies gunicorn's replacement (or
 another worker) takes over. The parse itself runs in a separate process so a request never
 waits behind it, and `analyse_file` takes the workspace's per-input lock, so two servers
-sharing a workspace never parse the same input twice.
+sharing a workspace never parse the same input twice. An input whose overview is ready but
+whose advice or timeline index is missing (a server stopped in the middle, rules edited)
+stays ready and gets only those stages queued (`server.stages.to_resume`).
 
 With `--scheduler ADDR` the analyses go to that Dask cluster instead of a local pool (the same
 `concurrent.futures` interface, `scale.dask_executor`); the workspace, the base dir and the
@@ -121,6 +123,7 @@ class Background:
         settings = self.services.settings
         rec = self.store.read(file)
         stages: tuple[str, ...] = STAGES
+        resume = False  # the overview is ready: only stages after it are to be built
         if rec is not None and rec.get("fingerprint") == entry.key:
             if rec["state"] == FAILED:
                 return  # failed for this very content: retried only when the input changes
@@ -132,7 +135,8 @@ class Background:
                 stages = to_resume(rec, advice.exists(), advice.name)
                 if not stages:
                     return
-        if stages is STAGES:
+                resume = True
+        if not resume:
             self.store.write(file, QUEUED, entry.key, progress=0.0)
         else:  # still ready: the overview stays served while the stages are built
             assert rec is not None

@@ -7,7 +7,8 @@ atomically (a reader sees the old state or the new one) and sealed with its SHA-
 scheduler queues the input again (a cache hit when the entry is sound). The key is a hash
 of the input's path and variant, so a route finds it without reading the input; the file
 also records the input's fingerprint (the cache key) so the scheduler can tell an outdated
-state from a current one.
+state from a current one, and, once the input is ready, the state of each stage after its
+overview (`stages`: the advice, the timeline index; see `server.stages`).
 """
 
 from __future__ import annotations
