@@ -9,7 +9,8 @@ entry (its checksums do not match, `store.integrity`) is never served: it is log
 invalidated (so the scheduler sees the input as not analysed and queues it again) and
 answered `not_ready` until the background analysis has rebuilt it. An input whose analysis
 failed (for its current content) answers 422 `analysis_failed` with the reason, never
-"not yet".
+"not yet"; so does the advice or the timeline index of a ready input when that stage failed
+(`server.stages`), while its other answers are served.
 """
 
 from __future__ import annotations
@@ -43,7 +44,14 @@ from mindinsight_profiler.pipeline.reports import stored_report
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
-from mindinsight_profiler.server.state import FAILED
+from mindinsight_profiler.server.stages import (
+    ADVICE,
+    TIMELINE,
+    failed_for,
+    stage_of,
+    stages_of,
+)
+from mindinsight_profiler.server.state import FAILED, QUEUED, READY
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 log = logging.getLogger(__name__)
@@ -61,20 +69,48 @@ class Target:
         return {"run": self.run.id, "worker": self.file.worker, "span": self.file.span}
 
 
-def _not_ready(target: Target, what: str) -> ApiError:
+def _not_ready(
+    target: Target, what: str, stage: str | None = None, rules: str | None = None
+) -> ApiError:
+    """409 `not_ready` while it may yet come, 422 `analysis_failed` once it cannot.
+
+    `stage`: what is missing is one of the stages after the overview (`server.stages`); once
+    the overview is ready the 409 names it (`stage`), so the dashboard can say what it waits
+    for, and a failed stage is a 422 with its reason while the overview stays served.
+    `rules`: the advice file's name now (a failure under other rules does not count).
+    """
     rec = services().states.read(target.file)
     current = rec is not None and rec.get("fingerprint") in ("", target.cache.key)
+    where = {"run": target.run.id, "worker": target.file.worker}
     if rec is not None and current and rec["state"] == FAILED:
         reason = str(rec.get("error") or "analysis failed")
         return ApiError(
             422, "analysis_failed",
             f"the analysis of run {target.run.name} worker {target.file.worker} failed: {reason}",
-            run=target.run.id, worker=target.file.worker, state=FAILED, reason=reason,
+            **where, state=FAILED, reason=reason,
         )  # fmt: skip
+    if stage is None or not current or rec is None or rec["state"] != READY:
+        return ApiError(
+            409, "not_ready",
+            f"{what} of run {target.run.name} worker {target.file.worker} is not analysed yet",
+            **where,
+        )  # fmt: skip
+    lost = failed_for(rec, stage, rules)
+    if lost is not None:
+        return ApiError(
+            422, "analysis_failed",
+            f"{what} of run {target.run.name} worker {target.file.worker} failed: {lost}",
+            **where, state=FAILED, stage=stage, reason=lost,
+        )  # fmt: skip
+    found = stage_of(rec, stage)
+    if found is not None and found["state"] == READY:  # built, and gone since (an entry
+        # rewritten without its index, stored advice removed): queued for the scheduler
+        queued = {**stages_of(rec), stage: {"state": QUEUED}}
+        services().states.update(target.file, rec, stages=queued)
     return ApiError(
         409, "not_ready",
-        f"{what} of run {target.run.name} worker {target.file.worker} is not analysed yet",
-        run=target.run.id, worker=target.file.worker,
+        f"{what} of run {target.run.name} worker {target.file.worker} is being built",
+        **where, stage=stage,
     )  # fmt: skip
 
 
@@ -247,7 +283,7 @@ def timeline(target: Target) -> tuple[Trace, TimelineIndex]:
     """The trace and its cached timeline index (built by the background analysis)."""
     found = trace(target)
     if not has_timeline_index(found):
-        raise _not_ready(target, "the timeline index")
+        raise _not_ready(target, "the timeline index", TIMELINE)
     return found, timeline_index(found)
 
 
@@ -261,7 +297,7 @@ def advice(target: Target) -> Advice:
     try:
         st = stored.stat()
     except OSError:
-        raise _not_ready(target, "the advice") from None
+        raise _not_ready(target, "the advice", ADVICE, stored.name) from None
     key = f"{stored}|{st.st_mtime_ns}|{st.st_size}|{st.st_ino}"
     with _reports_lock:
         found = _advices.get(key)
@@ -274,7 +310,7 @@ def advice(target: Target) -> Advice:
         _remove_if_unchanged(stored, st)
         found = None
     if found is None:
-        raise _not_ready(target, "the advice")
+        raise _not_ready(target, "the advice", ADVICE, stored.name)
     with _reports_lock:
         if len(_advices) >= REPORTS_KEPT:
             _advices.clear()

@@ -1,10 +1,11 @@
 """The analysis of one input, run in a background process (never in a request).
 
-It fills everything the endpoints serve from: the cached report (`analyse_file`), the
-advice (`advise_file`) and the timeline index (`load_timeline`), and records the input's
-state as it goes. Each step writes atomically and holds the workspace's per-input lock, so
+It fills everything the endpoints serve from, first answer first: the cached report
+(`analyse_file`), after which the input is `ready` and its overview served; then the advice
+(`advise_file`) and the timeline index (`load_timeline`), each a stage with its own state
+(`server.stages`). Each step writes atomically and holds the workspace's per-input lock, so
 a process killed in the middle leaves a missing entry, never a corrupt one, and the next
-server start simply analyses the input again.
+server start builds what is missing: the whole analysis, or only the stages after it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +24,10 @@ from mindinsight_profiler.analysis.schema import Report
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.pipeline.advice import advise_file
+from mindinsight_profiler.pipeline.keys import advice_name
 from mindinsight_profiler.pipeline.reports import analyse_file, load_timeline
-from mindinsight_profiler.server.state import ANALYSING, FAILED, READY, StateStore
+from mindinsight_profiler.server.stages import ADVICE, LABELS, STAGES, TIMELINE, stages_of
+from mindinsight_profiler.server.state import ANALYSING, FAILED, QUEUED, READY, StateStore
 
 log = logging.getLogger(__name__)
 
@@ -72,21 +76,29 @@ def analyse_input(
     rules_dirs: tuple[Path, ...],
     fingerprint: str,
     options: Options = DEFAULT_OPTIONS,
+    stages: tuple[str, ...] = STAGES,
 ) -> str:
-    """Analyse one input into the cache; returns the final state (also written)."""
+    """Analyse one input into the cache; returns the input's state (also written).
+
+    The overview first: `ready` (with its summary) as soon as the report is cached, then
+    each of `stages` (all of them, or those a restart found missing) with its own state. An
+    input whose overview is ready already for this content (a resumed job) stays `ready`
+    throughout: its report is read back from the cache, never parsed again.
+    """
     from mindinsight_profiler.store.cache import Workspace
 
     store = StateStore(workspace_root, options)
     workspace = Workspace(workspace_root)
-    store.write(file, ANALYSING, fingerprint, progress=0.0)
+    prior = store.read(file)
+    resumed = prior is not None and prior["state"] == READY and prior["fingerprint"] == fingerprint
+    if not resumed:
+        store.write(file, ANALYSING, fingerprint, progress=0.0)
     started = time.monotonic()
     try:
         progress = _Progress(store, file, fingerprint)
-        report, _ = analyse_file(
+        report, cached = analyse_file(
             file.source, workspace, progress, file.format, file.worker, options
         )
-        advise_file(file, run, workspace, rules_dirs, options)
-        load_timeline(file.source, workspace, None, file.format, file.worker, options)
     except InputError as exc:
         log.warning("analysis failed: %s", exc)
         store.write(file, FAILED, fingerprint, error=str(exc))
@@ -100,8 +112,58 @@ def analyse_input(
             error=f"{file.path}: internal error while analysing it (see the server log)",
         )
         return FAILED
-    elapsed = time.monotonic() - started
-    store.write(file, READY, fingerprint, progress=100.0, seconds=round(elapsed, 3),
-                summary=input_summary(report))  # fmt: skip
-    log.info("analysed %s in %.1f s", file.path, elapsed)
+    elapsed = round(time.monotonic() - started, 3)
+    if not cached:  # the entry was (re)written without a timeline index: every stage again
+        stages = STAGES
+    known = stages_of(prior) if resumed else {}
+    record = {
+        "state": READY, "fingerprint": fingerprint, "progress": 100.0,
+        "seconds": prior.get("seconds", elapsed) if prior is not None and resumed else elapsed,
+        "summary": input_summary(report),
+        "stages": {name: {"state": QUEUED} if name in stages else known.get(name, {"state": QUEUED})
+                   for name in STAGES},
+    }  # fmt: skip
+    store.update(file, record)
+    log.info("overview of %s ready in %.1f s", file.path, elapsed)
+    steps = {
+        ADVICE: lambda: advise_file(file, run, workspace, rules_dirs, options),
+        TIMELINE: lambda: load_timeline(
+            file.source, workspace, None, file.format, file.worker, options
+        ),
+    }
+    rules = advice_name(rules_dirs, run)
+    for name in (n for n in STAGES if n in stages):
+        _stage(store, file, record, name, steps[name], rules if name == ADVICE else None)
+    log.info("analysed %s in %.1f s", file.path, time.monotonic() - started)
     return READY
+
+
+def _stage(
+    store: StateStore,
+    file: TraceFile,
+    record: dict[str, Any],
+    name: str,
+    build: Callable[[], object],
+    rules: str | None,
+) -> None:
+    """Build one stage, recording it as `analysing`, then `ready` or `failed` with the reason
+    (naming the file); a failure never undoes the overview, nor stops the next stage."""
+    mark: dict[str, Any] = {"rules": rules} if rules is not None else {}
+    record["stages"][name] = {"state": ANALYSING, **mark}
+    store.update(file, record)
+    started = time.monotonic()
+    try:
+        build()
+    except InputError as exc:
+        log.warning("%s of %s failed: %s", name, file.path, exc)
+        error = f"{file.path}: the {LABELS[name]} could not be built: {exc}"
+        record["stages"][name] = {"state": FAILED, "error": error, **mark}
+    except Exception:  # a stage's bug must not take the overview down; the reason is kept
+        log.exception("%s of %s crashed", name, file.path)
+        what = f"internal error while building its {LABELS[name]} (see the server log)"
+        error = f"{file.path}: {what}"
+        record["stages"][name] = {"state": FAILED, "error": error, **mark}
+    else:
+        seconds = round(time.monotonic() - started, 3)
+        record["stages"][name] = {"state": READY, "seconds": seconds, **mark}
+    store.update(file, record)

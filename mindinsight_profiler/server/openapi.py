@@ -28,8 +28,10 @@ RUN_PARAM = {"in": "path", "name": "run", "required": True, "schema": {"type": "
 _ERRORS = {
     "400": "a bad parameter (the error names it)",
     "404": "unknown run, worker, span or device",
-    "409": "not analysed yet (code not_ready): ask again later",
-    "422": "the input's analysis failed (code analysis_failed, with state and reason)",
+    "409": "not analysed yet (code not_ready): ask again later; `stage` (advice, timeline) "
+    "when the overview is ready and that stage is still being built",
+    "422": "the input's analysis failed (code analysis_failed, with state and reason; `stage` "
+    "when only the advice or the timeline index failed, the overview being served)",
 }
 
 

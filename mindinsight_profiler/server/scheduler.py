@@ -5,7 +5,9 @@ them per server queues analyses: the one holding `<workspace>/server-<port>.lead
 Followers retry the lock on every tick, so when the leader dies gunicorn's replacement (or
 another worker) takes over. The parse itself runs in a separate process so a request never
 waits behind it, and `analyse_file` takes the workspace's per-input lock, so two servers
-sharing a workspace never parse the same input twice.
+sharing a workspace never parse the same input twice. An input whose overview is ready but
+whose advice or timeline index is missing (a server stopped in the middle, rules edited)
+stays ready and gets only those stages queued (`server.stages.to_resume`).
 
 With `--scheduler ADDR` the analyses go to that Dask cluster instead of a local pool (the same
 `concurrent.futures` interface, `scale.dask_executor`); the workspace, the base dir and the
@@ -34,6 +36,7 @@ from mindinsight_profiler.pipeline.scale import on_worker, shares_cores
 from mindinsight_profiler.server.jobs import analyse_input
 from mindinsight_profiler.server.logs import log_to
 from mindinsight_profiler.server.services import Services
+from mindinsight_profiler.server.stages import STAGES, pending, stages_of, to_resume
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY, StateStore
 from mindinsight_profiler.store.cache import Workspace
 
@@ -117,20 +120,31 @@ class Background:
         except OSError as exc:  # vanished or unreadable between discovery and now
             self.store.write(file, FAILED, "", error=f"{file.path}: unreadable: {exc}")
             return
+        settings = self.services.settings
         rec = self.store.read(file)
+        stages: tuple[str, ...] = STAGES
+        resume = False  # the overview is ready: only stages after it are to be built
         if rec is not None and rec.get("fingerprint") == entry.key:
             if rec["state"] == FAILED:
                 return  # failed for this very content: retried only when the input changes
-            # ready = analysed, and advised under the current rules (a rule file edited while
-            # the server runs changes the advice's name: the job then recomputes only that)
-            advice = entry.dir / advice_name(self.services.settings.rules_dirs, run)
-            ready = rec["state"] == READY and (entry.dir / "manifest.json").exists()
-            if ready and advice.exists():
-                return
-        self.store.write(file, QUEUED, entry.key, progress=0.0)
-        settings = self.services.settings
+            if rec["state"] == READY and (entry.dir / "manifest.json").exists():
+                # the overview stands; build only the stages that are missing: the advice
+                # under the current rules (a rule file edited while the server runs changes
+                # its name) and a timeline index a killed job left unbuilt
+                advice = entry.dir / advice_name(settings.rules_dirs, run)
+                stages = to_resume(rec, advice.exists(), advice.name)
+                if not stages:
+                    return
+                resume = True
+        if not resume:
+            self.store.write(file, QUEUED, entry.key, progress=0.0)
+        else:  # still ready: the overview stays served while the stages are built
+            assert rec is not None
+            queued = {name: {"state": QUEUED} for name in stages}
+            self.store.update(file, rec, stages={**stages_of(rec), **queued})
         shared = shares_cores(settings.jobs, settings.scheduler)
-        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key, settings.options)
+        args = (file, run, self.workspace.root, settings.rules_dirs, entry.key, settings.options,
+                stages)  # fmt: skip
         try:
             future = self._executor().submit(on_worker, shared, analyse_input, *args)
         except (BrokenProcessPool, RuntimeError):
@@ -151,11 +165,20 @@ class Background:
         exc = future.exception()
         if exc is not None and self._pool is not None:  # the process died (OOM killer?)
             log.error("analysis process of %s died: %s", file.path, exc)
-            self.store.write(
-                file, FAILED, fingerprint, error=f"{file.path}: analysis process died: {exc}"
-            )
+            self._died(file, fingerprint, f"{file.path}: analysis process died: {exc}")
             if self._client is None:  # a broken local pool; Dask replaces lost workers itself
                 self._drop_executor()
+
+    def _died(self, file: TraceFile, fingerprint: str, error: str) -> None:
+        """Record a job's death: a ready overview stays, only its unfinished stages fail."""
+        rec = self.store.read(file)
+        if rec is None or rec["state"] != READY or rec.get("fingerprint") != fingerprint:
+            self.store.write(file, FAILED, fingerprint, error=error)
+            return
+        stages = stages_of(rec)
+        for name in pending(rec):
+            stages[name] = {**stages[name], "state": FAILED, "error": error}
+        self.store.update(file, rec, stages=stages)
 
     def _executor(self) -> Executor:
         """The local pool (`--jobs` processes), or the Dask cluster's executor (`--scheduler`)."""

@@ -7,7 +7,8 @@ atomically (a reader sees the old state or the new one) and sealed with its SHA-
 scheduler queues the input again (a cache hit when the entry is sound). The key is a hash
 of the input's path and variant, so a route finds it without reading the input; the file
 also records the input's fingerprint (the cache key) so the scheduler can tell an outdated
-state from a current one.
+state from a current one, and, once the input is ready, the state of each stage after its
+overview (`stages`: the advice, the timeline index; see `server.stages`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,24 @@ from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.pipeline.keys import cache_variant
+from mindinsight_profiler.server.stages import (
+    ANALYSING,
+    FAILED,
+    QUEUED,
+    READY,
+    STAGES,
+    pending,
+    public_stages,
+)
 from mindinsight_profiler.store.atomic import json_default
 from mindinsight_profiler.store.integrity import read_sealed, write_sealed
 
 log = logging.getLogger(__name__)
 
-QUEUED, ANALYSING, READY, FAILED = "queued", "analysing", "ready", "failed"
+__all__ = ["ANALYSING", "FAILED", "QUEUED", "READY", "StateStore", "state_key"]
+
+#: The fields `write` sets itself (`update` keeps the others of a record).
+_OWN = ("path", "worker", "span", "updated")
 #: Worst first: a run is as far along as its least advanced input.
 _RANK = {FAILED: 3, QUEUED: 2, ANALYSING: 1, READY: 0}
 
@@ -73,6 +86,13 @@ class StateStore:
         body = json.dumps(record, separators=(",", ":"), default=json_default).encode()
         write_sealed(self.path(file), "state", body)
 
+    def update(self, file: TraceFile, record: dict[str, Any], **changes: Any) -> None:
+        """Rewrite a record read before with some of its fields changed (its state and
+        fingerprint kept unless changed): a stage's progress keeps the overview's summary."""
+        merged = {k: v for k, v in record.items() if k not in _OWN} | changes
+        state, fingerprint = merged.pop("state"), merged.pop("fingerprint")
+        self.write(file, state, fingerprint, **merged)
+
     def run_state(self, files: Iterable[TraceFile]) -> dict[str, Any]:
         """A run's state: the worst of its inputs', mean progress, and the first failure."""
         states = []
@@ -95,6 +115,9 @@ class StateStore:
         summaries = [rec["summary"] for _, rec in states if isinstance(rec.get("summary"), dict)]
         if summaries:  # the first analysed input speaks for the run (all share a framework)
             out["summary"] = summaries[0]
+        waiting = {name for _, rec in states for name in pending(rec)}
+        if waiting:  # the overview is served; the advice or the timeline index still comes
+            out["pending"] = [name for name in STAGES if name in waiting]
         return out
 
     def inputs(self, files: Iterable[TraceFile]) -> list[dict[str, Any]]:
@@ -106,5 +129,7 @@ class StateStore:
             for name in ("progress", "error"):
                 if name in rec:
                     item[name] = rec[name]
+            if rec["state"] == READY:
+                item["stages"] = public_stages(rec)
             out.append(item)
         return out

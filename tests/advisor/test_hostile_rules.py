@@ -337,16 +337,20 @@ def test_server_start_refuses_a_bad_rules_folder(tmp_path: Path) -> None:
 
 def test_a_running_server_reports_a_bad_rule_file(tmp_path: Path, advisor_ws: Path) -> None:
     """A rule file spoilt while the server runs: the background analysis of each input
-    records the error naming the file (the run list shows it) instead of crashing."""
+    records the error naming the rule file as its advice stage's failure (the advice route
+    answers 422 with it) instead of crashing; the overview stays ready."""
     from mindinsight_profiler.formats.discovery import discover
     from mindinsight_profiler.server.jobs import analyse_input
-    from mindinsight_profiler.server.state import FAILED, StateStore
+    from mindinsight_profiler.server.state import FAILED, READY, StateStore
 
     (run,) = discover(shared("kineto/resnet50_num_workers_4"))
     file = run.select()
     folder = tmp_path / "rules"
     folder.mkdir()
     path = text(rule(message="{data.wait_share:>999999999}"))(folder)
-    assert analyse_input(file, run, advisor_ws, (folder,), "fp") == FAILED
+    assert analyse_input(file, run, advisor_ws, (folder,), "fp") == READY
     recorded = StateStore(advisor_ws).read(file)
-    assert recorded is not None and recorded["error"].startswith(f"{path}: message.en: ")
+    assert recorded is not None and recorded["state"] == READY and "error" not in recorded
+    advice = recorded["stages"]["advice"]
+    assert advice["state"] == FAILED and advice["error"].startswith(f"{file.path}: "), advice
+    assert f": {path}: message.en: " in advice["error"], advice

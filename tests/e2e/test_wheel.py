@@ -101,7 +101,7 @@ def test_installed_wheel_serves_the_dashboard(installed: tuple[str, Path], tab: 
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         status, _, body = fetch(url + "/api/v1/runs")
-        if b'"ready"' in body or b'"failed"' in body:
+        if (b'"ready"' in body and b'"pending"' not in body) or b'"failed"' in body:
             break
         time.sleep(0.5)
     assert b'"ready"' in body, body

@@ -61,12 +61,14 @@ class Server:
             return json.loads(r.read())
 
     def wait_settled(self, timeout: float = 300.0) -> list[dict[str, Any]]:
-        """The runs once every one is ready or failed (fails the test after `timeout`)."""
+        """The runs once every one is ready or failed, with no stage after the overview
+        (advice, timeline index) still pending (fails the test after `timeout`)."""
         deadline = time.monotonic() + timeout
         runs: list[dict[str, Any]] = []
         while time.monotonic() < deadline:
             runs = self.get("/api/v1/runs")["runs"]
-            if runs and all(r["state"] in ("ready", "failed") for r in runs):
+            settled = all(r["state"] in ("ready", "failed") and not r.get("pending") for r in runs)
+            if runs and settled:
                 return runs
             time.sleep(0.5)
         raise AssertionError(f"runs not settled in {timeout} s: {runs}\n{self.logs()}")

@@ -2,7 +2,8 @@
 
 Producers: `server.services.run_json` and `server.state.StateStore`. A run's state is the
 worst of its inputs'; `progress` is present while it is queued or analysed, `error` once an
-input failed, `summary` once one is analysed (the first analysed input speaks for the run).
+input failed, `summary` once one is analysed (the first analysed input speaks for the run),
+`pending` while the advice or the timeline index of a ready input is still being built.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from mindinsight_profiler.analysis.schema.base import Record
 from mindinsight_profiler.analysis.schema.steps import StepsCovered
 
 RunState = Literal["queued", "analysing", "ready", "failed"]
+#: What follows an input's overview (`server.stages`), in the order it is built.
+StageName = Literal["advice", "timeline"]
 
 
 class RunSummary(Record, frozen=True, kw_only=True):
@@ -44,12 +47,28 @@ class Run(Record, frozen=True, kw_only=True):
     progress: float | msgspec.UnsetType = msgspec.UNSET  # percent
     error: str | msgspec.UnsetType = msgspec.UNSET
     summary: RunSummary | msgspec.UnsetType = msgspec.UNSET
+    # stages of a ready input still queued or being built (the overview is served meanwhile)
+    pending: list[StageName] | msgspec.UnsetType = msgspec.UNSET
 
 
 class RunList(Record, frozen=True, kw_only=True):
     """`/runs`."""
 
     runs: list[Run]
+
+
+class StageState(Record, frozen=True, kw_only=True):
+    """One stage after the overview: its state, and the reason (naming the file) it failed."""
+
+    state: RunState
+    error: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class InputStages(Record, frozen=True, kw_only=True):
+    """The advice and the timeline index of a ready input (`server.stages`)."""
+
+    advice: StageState
+    timeline: StageState
 
 
 class RunInput(Record, frozen=True, kw_only=True):
@@ -60,6 +79,7 @@ class RunInput(Record, frozen=True, kw_only=True):
     state: RunState
     progress: float | msgspec.UnsetType = msgspec.UNSET
     error: str | msgspec.UnsetType = msgspec.UNSET
+    stages: InputStages | msgspec.UnsetType = msgspec.UNSET  # once the overview is ready
 
 
 class RunDetail(Run, frozen=True, kw_only=True):

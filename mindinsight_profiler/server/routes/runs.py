@@ -21,4 +21,7 @@ def get_run(run: str) -> Response:
     for item in inputs:
         if "error" in item:
             item["error"] = services().public(item["error"])
+        for stage in item.get("stages", {}).values():
+            if "error" in stage:
+                stage["error"] = services().public(stage["error"])
     return jsonify(dict(run_json(entry), inputs=inputs))

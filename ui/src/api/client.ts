@@ -1,7 +1,8 @@
 /**
  * The REST API (`/api/v1`, see docs/service.md): URLs relative to the page's <base href>, so
  * the dashboard works under `--url-path-prefix`; errors as `ApiError` carrying the server's
- * code and message (`not_ready` is a 409 while the input is still analysed).
+ * code and message (`not_ready` is a 409 while the input is still analysed, or while a
+ * stage after its overview, named by `stage`, is still being built).
  */
 
 export type Params = Record<string, string | number | boolean | null | undefined>
@@ -12,6 +13,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly parameter?: string,
+    /** The stage after the overview (`advice`, `timeline`) a 409 waits for or a 422 lost. */
+    readonly stage?: string,
   ) {
     super(message)
     this.name = 'ApiError'
@@ -52,9 +55,9 @@ export async function getJson<T>(path: string, params?: Params, signal?: AbortSi
     throw new ApiError(response.status, 'bad_response', `not JSON from ${path} (HTTP ${response.status})`)
   }
   if (!response.ok) {
-    const err = (body as { error?: { code?: string; message?: string; parameter?: string } })?.error
+    const err = (body as { error?: { code?: string; message?: string; parameter?: string; stage?: string } })?.error
     throw new ApiError(response.status, err?.code ?? 'http_error',
-      err?.message ?? `HTTP ${response.status} from ${path}`, err?.parameter)
+      err?.message ?? `HTTP ${response.status} from ${path}`, err?.parameter, err?.stage)
   }
   return body as T
 }

@@ -54,6 +54,22 @@ const en = {
     ready: 'ready',
     failed: 'failed',
   },
+  /** what follows an input's overview, each built in the background after it (a 409 names it) */
+  stage: {
+    preparing: {
+      advice: 'Preparing advice…',
+      timeline: 'Building the timeline index…',
+    },
+    preparingHint: 'The overview is ready; this fills in by itself when it is done.',
+    failed: {
+      advice: 'The advice could not be computed',
+      timeline: 'The timeline index could not be built',
+    },
+    names: { advice: 'advice', timeline: 'timeline' },
+    join: ', ',
+    pending: '{stages} pending',
+    pendingHint: 'Still being prepared in the background: {stages}. The overview and the other pages are ready.',
+  },
   breakdown: {
     kernel: 'Kernel',
     memcpy: 'Memcpy',
@@ -119,6 +135,21 @@ const zh: typeof en = {
     analysing: '分析中',
     ready: '就绪',
     failed: '失败',
+  },
+  stage: {
+    preparing: {
+      advice: '正在准备建议…',
+      timeline: '正在构建时间线索引…',
+    },
+    preparingHint: '概览已就绪；这部分完成后会自动显示。',
+    failed: {
+      advice: '无法生成建议',
+      timeline: '无法构建时间线索引',
+    },
+    names: { advice: '建议', timeline: '时间线' },
+    join: '、',
+    pending: '{stages}准备中',
+    pendingHint: '后台仍在准备：{stages}。概览和其他页面已就绪。',
   },
   breakdown: {
     kernel: '内核',
