@@ -2,14 +2,14 @@
 
 An entry is named by the input's fingerprint (store/cache.py: path, size, mtime and the
 input's first and last MiB), which costs up to about 2 ms a file to compute: more than serving
-most requests, and 2 s for the 1,000 ranks of one cluster page. So each process keeps the
-entries it found, trusted for a regular local file as long as the kernel's identity of the
-file is unchanged (a stat), for other inputs for a few seconds.
+most requests, and seconds for the 1,000 ranks of one cluster page. The workspace remembers
+them across processes (store/fingerprints.py); each process also keeps the entries it
+found, trusted for a regular local file as long as the kernel's identity of the file is
+unchanged (a stat), for other inputs for a few seconds.
 """
 
 from __future__ import annotations
 
-import stat
 import time
 from threading import Lock
 
@@ -17,6 +17,7 @@ from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.pipeline.keys import cache_variant
 from mindinsight_profiler.server.services import services
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
+from mindinsight_profiler.store.fingerprints import file_identity
 
 
 def workspace() -> Workspace:
@@ -33,18 +34,9 @@ _entries_lock = Lock()
 
 
 def _file_stat(file: TraceFile) -> tuple[int, ...] | None:
-    """A regular local file's identity as the kernel keeps it. Any change of its content
-    changes `st_ctime_ns` (which, unlike the mtime, no one can set back), a replaced file
-    its inode: while this is unchanged the fingerprint is too. None for other inputs."""
-    if file.remote is not None:
-        return None
-    try:
-        st = file.path.stat()
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    """A settled regular local file's identity (store/fingerprints.py): while it is
+    unchanged, so is the fingerprint. None for other inputs."""
+    return None if file.remote is not None else file_identity(file.path)
 
 
 def cache_entry(file: TraceFile) -> CacheEntry:

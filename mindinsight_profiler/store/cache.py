@@ -38,6 +38,7 @@ from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
 from mindinsight_profiler.store.atomic import json_default, write_bytes_atomic
+from mindinsight_profiler.store.fingerprints import file_identity, memo_path, recall, remember
 from mindinsight_profiler.store.integrity import seal, sha256_hex, unseal
 
 #: 2: a sealed manifest, SHA-256 of the JSON files (entries of format 1 sit under other keys).
@@ -297,7 +298,21 @@ class Workspace:
         return self.root / "cache"
 
     def entry(self, source: Source, variant: str = "") -> CacheEntry:
-        return CacheEntry(self.cache_root, fingerprint(source, variant))
+        return CacheEntry(self.cache_root, self.fingerprint(source, variant))
+
+    def fingerprint(self, source: Source, variant: str = "") -> str:
+        """`fingerprint`, remembered for a settled local file (store/fingerprints.py)."""
+        if isinstance(source, RemoteInput):
+            return fingerprint(source, variant)
+        identity = file_identity(source)
+        if identity is None:
+            return fingerprint(source, variant)
+        memo = memo_path(self.cache_root, source, variant)
+        key = recall(memo, identity)
+        if key is None:
+            key = fingerprint(source, variant)
+            remember(memo, identity, key)
+        return key
 
     @contextlib.contextmanager
     def lock(self, entry: CacheEntry) -> Iterator[None]:
