@@ -100,13 +100,10 @@ def run_reports(
     hundreds of ranks would otherwise hold every full report in this process at once;
     here each rank's stored summary is read (pipeline/summaries.py), not its report.
     """
-    summaries = []
-    for worker in run.workers:
-        file = run.select(worker)
-        summaries.append(
-            summary_of(file.source, workspace, file.format, file.worker, file.span, options)
-        )
-    return summaries
+    return [
+        summary_of(file.source, workspace, file.format, file.worker, file.span, options)
+        for file in run.by_worker().values()
+    ]
 
 
 def advise_file(

@@ -93,11 +93,8 @@ class RankFailures(InputError):
 
 def run_files(run: Run, span: str | None = None) -> list[TraceFile]:
     """One input per worker: `span` where the worker has it, else each worker's first span."""
-    if span is None:
-        return [run.select(worker) for worker in run.workers]
-    files = [run.select(w, span) for w in run.workers if any(
-        f.worker == w and f.span == span for f in run.files)]  # fmt: skip
-    if not files:
+    files = list(run.by_worker(span).values())
+    if span is not None and not files:
         raise InputError(run.path, f"no worker has span {span!r}")
     return files
 

@@ -276,7 +276,11 @@ def run_memo(run: str, span: str | None, name: str, build: Any) -> Any:
     entries, then kept. The key is each input's cache identity, so a re-analysed rank or a
     new one (the registry's worker list) gives a new answer."""
     entry = services().registry.get(run)
-    targets = [resolve(run, w, span) for w in entry.run.workers]
+    files = entry.run.by_worker(span)
+    for worker in entry.run.workers:
+        if worker not in files:  # the same 404 as asking for that worker's span
+            resolve(run, worker, span)
+    targets = [Target(entry, files[w], cache_entry(files[w])) for w in entry.run.workers]
     key = (name, run, span or "", *(_identity(t) for t in targets))
     with _reports_lock:
         if key in _run_views:
