@@ -59,14 +59,17 @@ def named(summary: dict[str, Any], worker: str, span: str) -> dict[str, Any]:
     return dict(summary, worker=worker, span=span)
 
 
-def keep_summary(workspace: Workspace, entry: CacheEntry, summary: dict[str, Any]) -> None:
+def keep_summary(
+    workspace: Workspace, entry: CacheEntry, summary: dict[str, Any], wait: bool = True
+) -> None:
     """Add a summary cut from the entry's verified report to the entry (which lacked one or
     held a damaged one), unless the entry was rewritten with one meanwhile. Best effort: a
-    read-only workspace only costs the speed-up."""
+    read-only workspace only costs the speed-up. `wait=False` (a request): when another
+    process holds the entry's lock it is writing the entry, summary included; skip."""
     data = msgspec.json.encode(dict(summary, worker=None, span=None))
     try:
-        with workspace.lock(entry):
-            if entry_summary(entry, quiet=True) is None:
+        with workspace.lock(entry, wait) as held:
+            if held and entry_summary(entry, quiet=True) is None:
                 entry.add_json(SUMMARY_NAME, data)
     except (OSError, CacheError) as exc:
         log.warning("could not store the rank summary in %s: %s", entry.dir, exc)

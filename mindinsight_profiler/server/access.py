@@ -302,7 +302,7 @@ def summary(target: Target) -> dict[str, Any]:
     if found is not None:
         return named(found, target.file.worker, target.file.span)
     cut = rank_summary(report(target))
-    keep_summary(workspace(), target.cache, cut)
+    keep_summary(workspace(), target.cache, cut, wait=False)
     return cut
 
 

@@ -315,12 +315,18 @@ class Workspace:
         return key
 
     @contextlib.contextmanager
-    def lock(self, entry: CacheEntry) -> Iterator[None]:
-        """Exclusive per-key lock so concurrent processes parse an input once."""
+    def lock(self, entry: CacheEntry, wait: bool = True) -> Iterator[bool]:
+        """Exclusive per-key lock so concurrent processes parse an input once. Yields True
+        once held; with `wait=False` it yields False at once when another process holds it
+        (a request must not wait for someone else's parse)."""
         self.cache_root.mkdir(parents=True, exist_ok=True)
         with open(self.cache_root / f".{entry.key}.lock", "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
             try:
-                yield
+                fcntl.flock(f, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)

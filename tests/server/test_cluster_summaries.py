@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,27 @@ def test_entries_without_summaries_answer_the_same_and_gain_them(
     _fresh_process(monkeypatch)
     assert _cluster(client, rid) == expected
     assert counts.decodes == RANKS  # ... and stored: the next process decodes none
+
+
+def test_a_request_never_waits_for_an_entry_being_written(
+    served: tuple[FlaskClient, str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry without a summary whose lock another process holds (it is rewriting the
+    entry): answered from its report at once, the summary left to that writer."""
+    client, rid, ws = served
+    expected = _cluster(client, rid)
+    f = _files(client, rid)[0]
+    entry = _entry(ws, f)
+    report = stored_report(entry)
+    assert report is not None
+    trace = load_trace(f.path, Workspace(ws), None, f.format, f.worker)
+    entry.save(trace, {"report": encode_report(report)})
+    _fresh_process(monkeypatch)
+    answers: list[dict[str, Any]] = []
+    with Workspace(ws).lock(entry):  # another open file: flock conflicts within a process too
+        thread = threading.Thread(target=lambda: answers.append(_cluster(client, rid)))
+        thread.start()
+        thread.join(60)  # generous: only a hang (waiting for the lock) takes this long
+        assert not thread.is_alive()
+    assert answers == [expected]
+    assert stored_summary(entry) is None  # not written while someone else held the lock
