@@ -20,7 +20,6 @@ import msgspec
 
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.model import ADVICE_VERSION, Advice
-from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.errors import CacheError
@@ -28,6 +27,7 @@ from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
 from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
+from mindinsight_profiler.pipeline.summaries import summary_of
 from mindinsight_profiler.store.cache import Workspace
 from mindinsight_profiler.store.integrity import read_sealed, write_sealed
 
@@ -98,14 +98,12 @@ def run_reports(
 
     Summaries, not reports: the cluster facts read only the summary's keys, and a run of
     hundreds of ranks would otherwise hold every full report in this process at once;
-    here one report at a time is read and cut down.
+    here each rank's stored summary is read (pipeline/summaries.py), not its report.
     """
-    summaries = []
-    for worker in run.workers:
-        file = run.select(worker)
-        report, _ = analyse_file(file.source, workspace, None, file.format, file.worker, options)
-        summaries.append(rank_summary(report_for(report, file.worker, file.span)))
-    return summaries
+    return [
+        summary_of(file.source, workspace, file.format, file.worker, file.span, options)
+        for file in run.by_worker().values()
+    ]
 
 
 def advise_file(

@@ -17,9 +17,14 @@ from mindinsight_profiler import advisor
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.advisor.model import ADVICE_VERSION
 from mindinsight_profiler.advisor.rules import rules_fingerprint
+from mindinsight_profiler.analysis.cluster.rank_summary import SUMMARY_VERSION
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.formats.discovery import Run
 from mindinsight_profiler.formats.registry import spec_of
+
+#: A rank's cluster summary in its cache entry (`<name>.json`, listed in the manifest):
+#: pipeline/summaries.py. Its version is in the name, so another version's is simply absent.
+SUMMARY_NAME = f"rank_summary.v{SUMMARY_VERSION}"
 
 
 def cache_variant(fmt: str, worker: str, options: Options = DEFAULT_OPTIONS) -> str:

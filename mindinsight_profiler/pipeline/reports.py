@@ -14,9 +14,16 @@ from pathlib import Path
 
 import msgspec
 
+from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.report import REPORT_VERSION, build_report
-from mindinsight_profiler.analysis.schema import Report, decode_report, encode_report, to_report
+from mindinsight_profiler.analysis.schema import (
+    Report,
+    decode_report,
+    encode_report,
+    report_builtins,
+    to_report,
+)
 from mindinsight_profiler.analysis.timeline.index import (
     TimelineIndex,
     has_timeline_index,
@@ -28,7 +35,7 @@ from mindinsight_profiler.formats.jsonstream import ProgressFn
 from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
-from mindinsight_profiler.pipeline.keys import cache_variant
+from mindinsight_profiler.pipeline.keys import SUMMARY_NAME, cache_variant
 from mindinsight_profiler.store.cache import CacheEntry, Workspace
 
 log = logging.getLogger(__name__)
@@ -199,8 +206,14 @@ def load_timeline(
     return trace, index
 
 
+def summary_bytes(report: Report) -> bytes:
+    """The report's `rank_summary` as its cache entry stores it: no worker or span (an entry
+    describes an input; whoever reads it names the worker), see pipeline/summaries.py."""
+    return msgspec.json.encode(rank_summary(report_builtins(report)))
+
+
 def _save(entry: CacheEntry, trace: Trace, report: Report) -> None:
     try:
-        entry.save(trace, {"report": encode_report(report)})
+        entry.save(trace, {"report": encode_report(report), SUMMARY_NAME: summary_bytes(report)})
     except OSError as exc:
         log.warning("could not write cache %s: %s", entry.dir, exc)

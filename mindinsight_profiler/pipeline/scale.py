@@ -5,7 +5,8 @@ home-made one: `concurrent.futures.ProcessPoolExecutor` on one machine, and Dask
 distributed (`Client(address).get_executor()`, the same executor interface) across many.
 Each task parses and analyses one worker's input where it is scheduled, through
 `pipeline.analyse_file`, which fills the workspace cache under its per-input lock, and
-returns only the worker's `rank_summary` (kilobytes, whatever the trace's size). The driver
+returns only the worker's `rank_summary` (kilobytes, whatever the trace's size; read alone
+from the entry when the rank is cached: pipeline/summaries.py). The driver
 never holds a full report, so its memory stays flat in the number of ranks.
 
 On Dask the workspace and the run's files must be reachable under the same absolute paths
@@ -23,6 +24,11 @@ The cores go to ranks, not to one rank's decoding: with more than one pool proce
 Dask, each rank is read by one process (`MINDINSIGHT_READ_PROCESSES=1`, unless set), so J
 processes do not each start their own decode helpers. Dask worker processes are daemons,
 which may not start children at all: there it is always one.
+
+Dask's nanny starts its workers with `MALLOC_TRIM_THRESHOLD_=65536`, which made each rank
+cost about a fifth more CPU there than in the pool (the heap's pages mapped and unmapped
+over and over); each task runs in `util.heap.task_heap`, which gives it glibc's adaptive
+heap and returns the freed memory when it ends.
 """
 
 from __future__ import annotations
@@ -37,13 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
-from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile
 from mindinsight_profiler.formats.sources import Source
 from mindinsight_profiler.store.cache import Workspace
+from mindinsight_profiler.util.heap import task_heap
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +93,8 @@ class RankFailures(InputError):
 
 def run_files(run: Run, span: str | None = None) -> list[TraceFile]:
     """One input per worker: `span` where the worker has it, else each worker's first span."""
-    if span is None:
-        return [run.select(worker) for worker in run.workers]
-    files = [run.select(w, span) for w in run.workers if any(
-        f.worker == w and f.span == span for f in run.files)]  # fmt: skip
-    if not files:
+    files = list(run.by_worker(span).values())
+    if span is not None and not files:
         raise InputError(run.path, f"no worker has span {span!r}")
     return files
 
@@ -113,9 +115,11 @@ def shares_cores(jobs: int, scheduler: str | None) -> bool:
 
 
 def on_worker(shared: bool, fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn(*args)` in a pool process or on a Dask worker, after `single_reader`."""
+    """Run `fn(*args)` in a pool process or on a Dask worker, after `single_reader`, with
+    glibc's adaptive heap (`util.heap.task_heap`: Dask's workers fix its thresholds)."""
     single_reader(shared)
-    return fn(*args)
+    with task_heap():
+        return fn(*args)
 
 
 def source_name(source: Source) -> str:
@@ -137,12 +141,12 @@ def summarise_file(
     Runs in a pool process or on a Dask worker. Errors come back as text naming the file
     (`{"error": ...}`), not as exceptions, so nothing that fails to unpickle crosses over.
     """
-    from mindinsight_profiler.pipeline.reports import analyse_file
+    from mindinsight_profiler.pipeline.summaries import summary_of
 
     single_reader(shared)
     try:
-        report, _ = analyse_file(source, Workspace(root), None, fmt, worker, options)
-        return {"summary": rank_summary(report_for(report, worker, span))}
+        with task_heap():
+            return {"summary": summary_of(source, Workspace(root), fmt, worker, span, options)}
     except InputError as exc:
         return {"error": str(exc)}
     except Exception as exc:  # one rank's bug must not lose the others; the reason goes back

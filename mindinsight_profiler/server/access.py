@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +38,10 @@ from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.discovery import TraceFile
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.advice import stored_advice
-from mindinsight_profiler.pipeline.keys import advice_name, cache_variant
+from mindinsight_profiler.pipeline.keys import advice_name
 from mindinsight_profiler.pipeline.reports import stored_report
+from mindinsight_profiler.pipeline.summaries import entry_summary, keep_summary, named
+from mindinsight_profiler.server.entries import cache_entry, workspace
 from mindinsight_profiler.server.errors import ApiError
 from mindinsight_profiler.server.registry import RunEntry
 from mindinsight_profiler.server.services import services
@@ -52,7 +53,7 @@ from mindinsight_profiler.server.stages import (
     stages_of,
 )
 from mindinsight_profiler.server.state import FAILED, QUEUED, READY
-from mindinsight_profiler.store.cache import CacheEntry, Workspace
+from mindinsight_profiler.store.cache import CacheEntry
 
 log = logging.getLogger(__name__)
 
@@ -114,42 +115,10 @@ def _not_ready(
     )  # fmt: skip
 
 
-def workspace() -> Workspace:
-    return Workspace(services().settings.workspace)
-
-
-#: How long a process trusts an input's fingerprint (hashing its first and last MiB costs
-#: about 2 ms, more than serving most requests): a changed input is seen within this time.
-FINGERPRINT_TTL_S = 2.0
-_entries: dict[tuple[str, str, str], tuple[float, CacheEntry]] = {}
-_entries_lock = Lock()
-
-
-def _cache_entry(file: TraceFile) -> CacheEntry:
-    ws = workspace()
-    ident = file.remote.identity() if file.remote is not None else str(file.path)
-    key = (
-        str(ws.root),
-        ident,
-        cache_variant(file.format, file.worker, services().settings.options),
-    )
-    now = time.monotonic()
-    with _entries_lock:
-        hit = _entries.get(key)
-    if hit is not None and now - hit[0] < FINGERPRINT_TTL_S:
-        return hit[1]
-    entry = ws.entry(file.source, key[2])
-    with _entries_lock:
-        if len(_entries) > 4096:
-            _entries.clear()
-        _entries[key] = (now, entry)
-    return entry
-
-
 def resolve(run: str, worker: str | None = None, span: str | None = None) -> Target:
     """The run's worker/span (404 when not one of the run's) and its cache entry."""
     entry, file = services().registry.file(run, worker, span)
-    return Target(entry, file, _cache_entry(file))
+    return Target(entry, file, cache_entry(file))
 
 
 def _rebuild(target: Target, seen: str, problem: str | None) -> None:
@@ -343,7 +312,11 @@ def run_memo(run: str, span: str | None, name: str, build: Any) -> Any:
     entries, then kept. The key is each input's cache identity, so a re-analysed rank or a
     new one (the registry's worker list) gives a new answer."""
     entry = services().registry.get(run)
-    targets = [resolve(run, w, span) for w in entry.run.workers]
+    files = entry.run.by_worker(span)
+    for worker in entry.run.workers:
+        if worker not in files:  # the same 404 as asking for that worker's span
+            resolve(run, worker, span)
+    targets = [Target(entry, files[w], cache_entry(files[w])) for w in entry.run.workers]
     key = (name, run, span or "", *(_identity(t) for t in targets))
     with _reports_lock:
         if key in _run_views:
@@ -357,18 +330,27 @@ def run_memo(run: str, span: str | None, name: str, build: Any) -> Any:
     return value
 
 
+def summary(target: Target) -> dict[str, Any]:
+    """The rank's `rank_summary`: the one stored in its cache entry (a small file, checked
+    like the report), else cut from the verified report and added to the entry for the
+    next reader (pipeline/summaries.py). A damaged summary is never served."""
+    found = entry_summary(target.cache)
+    if found is not None:
+        return named(found, target.file.worker, target.file.span)
+    cut = rank_summary(report(target))
+    keep_summary(workspace(), target.cache, cut, wait=False)
+    return cut
+
+
 def run_view(run: str, span: str | None, name: str, build: Any) -> Any:
     """`build(entry, summaries)` once per version of the run's cache entries, then kept.
 
-    A view over every rank (the cluster page) would otherwise parse every rank's report on
+    A view over every rank (the cluster page) would otherwise read every rank's report on
     each request, and a run of hundreds of ranks has more reports than the per-process
-    report cache holds. `build` gets each rank's `rank_summary`, cut from its report as the
-    report is read, so a run of hundreds of ranks never has every full report in memory at
-    once.
+    report cache holds. `build` gets each rank's `rank_summary` as its cache entry stores
+    it (`summary`): no full report is decoded, so the first page of 1,000 ranks costs
+    about a millisecond a rank, and no process holds every report at once.
     """
     return run_memo(
-        run,
-        span,
-        name,
-        lambda entry, targets: build(entry, [rank_summary(report(t)) for t in targets]),
+        run, span, name, lambda entry, targets: build(entry, [summary(t) for t in targets])
     )

@@ -8,7 +8,9 @@ SHA-256 is checked on the bytes read (they are read whole anyway), the columns' 
 they are reopened (a pass over memory-mapped data that is not otherwise read: CRC32 is
 about 3.5 times faster than SHA-256 here, and as sure to catch a damaged block). An entry
 is built in a temporary folder and renamed into place, so readers never see half an entry;
-a per-key lock keeps two processes from parsing the same file at once. A damaged, edited or
+a per-key lock keeps two processes from parsing the same file at once. Small files derived
+from the report (a rank's cluster summary) are listed in the same manifest, written in the
+same `save` or added later with `add_json`. A damaged, edited or
 older-format entry raises CacheError naming the file; the caller logs it, `invalidate`s the
 entry and rebuilds it. The user's input is only read.
 """
@@ -36,7 +38,8 @@ from mindinsight_profiler.errors import CacheError
 from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
-from mindinsight_profiler.store.atomic import json_default
+from mindinsight_profiler.store.atomic import json_default, write_bytes_atomic
+from mindinsight_profiler.store.fingerprints import file_identity, memo_path, recall, remember
 from mindinsight_profiler.store.integrity import seal, sha256_hex, unseal
 
 #: 2: a sealed manifest, SHA-256 of the JSON files (entries of format 1 sit under other keys).
@@ -177,6 +180,25 @@ class CacheEntry:
             return None
         return self._read_checked(manifest, f"{name}.json")
 
+    def add_json(self, name: str, data: bytes) -> bool:
+        """Add or replace one JSON file of the entry (`name.json`), its size and SHA-256 put
+        in the manifest as `save` does, so it is checked, invalidated and rebuilt with the
+        rest. The caller holds the entry's lock (`Workspace.lock`). False when the entry is
+        absent; CacheError when its manifest is damaged.
+
+        The file is written before the manifest that names it (each atomically): a reader
+        sees the old manifest, which does not list it or lists the previous checksum (a
+        mismatch: a miss), or the new one, with the file in place.
+        """
+        manifest = self._manifest()
+        if manifest is None:
+            return False
+        write_bytes_atomic(self.dir / f"{name}.json", data)
+        manifest["files"][f"{name}.json"] = {"size": len(data), "sha256": sha256_hex(data)}
+        body = _json_bytes(manifest)
+        write_bytes_atomic(self.dir / "manifest.json", seal("manifest", body), body)
+        return True
+
     def load_trace(self, verify: bool = True) -> Trace | None:
         """The cached trace with columns memory-mapped (read-only)."""
         manifest = self._manifest()
@@ -298,15 +320,35 @@ class Workspace:
         return self.root / "cache"
 
     def entry(self, source: Source, variant: str = "") -> CacheEntry:
-        return CacheEntry(self.cache_root, fingerprint(source, variant))
+        return CacheEntry(self.cache_root, self.fingerprint(source, variant))
+
+    def fingerprint(self, source: Source, variant: str = "") -> str:
+        """`fingerprint`, remembered for a settled local file (store/fingerprints.py)."""
+        if isinstance(source, RemoteInput):
+            return fingerprint(source, variant)
+        identity = file_identity(source)
+        if identity is None:
+            return fingerprint(source, variant)
+        memo = memo_path(self.cache_root, source, variant)
+        key = recall(memo, identity)
+        if key is None:
+            key = fingerprint(source, variant)
+            remember(memo, identity, key)
+        return key
 
     @contextlib.contextmanager
-    def lock(self, entry: CacheEntry) -> Iterator[None]:
-        """Exclusive per-key lock so concurrent processes parse an input once."""
+    def lock(self, entry: CacheEntry, wait: bool = True) -> Iterator[bool]:
+        """Exclusive per-key lock so concurrent processes parse an input once. Yields True
+        once held; with `wait=False` it yields False at once when another process holds it
+        (a request must not wait for someone else's parse)."""
         self.cache_root.mkdir(parents=True, exist_ok=True)
         with open(self.cache_root / f".{entry.key}.lock", "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
             try:
-                yield
+                fcntl.flock(f, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)

@@ -256,3 +256,16 @@ def test_run_option_picks_a_run_by_name_in_every_command(tmp_path: Path) -> None
         assert "--run NAME" in r.stderr
     r = run_cli("cluster", tmp_path / "mixed", "--run", "nope", "--workspace", str(tmp_path / "w"))
     assert r.returncode != 0 and "no run called 'nope'; runs: mixed/cnn, mixed/other" in r.stderr
+
+
+def test_by_worker_is_select_of_every_worker() -> None:
+    """One pass gives what a `select` per worker gives (first span; a span asked for)."""
+    from mindinsight_profiler.formats.discovery import Run, TraceFile
+
+    pairs = (("w1", "9"), ("w0", "2"), ("w1", "3"), ("w0", "1"), ("w2", "3"))
+    files = [TraceFile(w, s, Path(f"/r/{w}.{s}.pt.trace.json")) for w, s in pairs]
+    run = Run("r", Path("/r"), files)
+    assert run.by_worker() == {w: run.select(w) for w in run.workers}
+    assert [f.span for f in run.by_worker().values()] == ["1", "3", "3"]
+    assert run.by_worker("3") == {w: run.select(w, "3") for w in ("w1", "w2")}
+    assert run.by_worker("7") == {}

@@ -16,6 +16,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+#: The meaning of a summary: stored summaries (pipeline/summaries.py) are named by it, so a
+#: change in what a key holds (with the same keys) must bump it; others are rebuilt.
+SUMMARY_VERSION = 1
 #: The keys of a summary, in order (other code builds on exactly these).
 SUMMARY_KEYS = (
     "worker",
