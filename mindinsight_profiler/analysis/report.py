@@ -12,7 +12,7 @@ from typing import Any
 from mindinsight_profiler.analysis.operators.stats import OpTree, op_tree
 from mindinsight_profiler.analysis.operators.tables import kernel_table, operator_table, rows
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
-from mindinsight_profiler.analysis.sections import SECTIONS, ReportInputs, SectionSpec
+from mindinsight_profiler.analysis.sections import SECTIONS, SHARED, ReportInputs, SectionSpec
 from mindinsight_profiler.formats.registry import spec_of
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
@@ -112,11 +112,28 @@ def build_report(
     return report
 
 
+#: The order sections are built in (the report keeps `SECTIONS`' order): the readers of each
+#: large shared analysis (`sections.SHARED`) one after another, so that one is held at a
+#: time. Sections not named here are built last, in their own order.
+BUILD_ORDER = (
+    "steps", "breakdown_us", "breakdown_per_step_us", "data_pipeline",  # the breakdown
+    "ledger", "perf_model",  # the per-call work
+    "window", "gpu", "npu", "step_trace", "memory", "communication",
+    "op_types", "modules", "operators", "kernels",  # the operator tree
+)  # fmt: skip
+
+
 def _build(inputs: ReportInputs, sections: list[SectionSpec]) -> dict[str, Any]:
+    rank = {key: i for i, key in enumerate(BUILD_ORDER)}
+    todo = sorted(sections, key=lambda s: rank.get(s.key, len(rank)))  # stable: rest in order
     out = {}
-    for section in sections:
+    for i, section in enumerate(todo):
         out[section.key] = section.build(inputs)
-        if section.lean:
+        later = set().union(*(s.uses for s in todo[i + 1 :]))
+        dropped = [n for n in SHARED if n in inputs.__dict__ and n not in later]
+        for name in dropped:  # its last reader is built: hundreds of MB on a large trace
+            del inputs.__dict__[name]
+        if section.lean or dropped:
             # the pages this stage freed go back to the OS: on a trace of millions of events
             # each stage frees hundreds of MB that would otherwise stay resident (util.heap)
             release_free_memory()

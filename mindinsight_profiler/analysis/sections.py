@@ -202,38 +202,54 @@ def _builtins(struct: object) -> Any:
 
 @dataclass(frozen=True)
 class SectionSpec:
-    """One report section: its key, its builder, and whether to hand freed memory back to
-    the OS after building it (the heavy ones free hundreds of MB on large traces)."""
+    """One report section: its key, its builder, whether to hand freed memory back to the
+    OS after building it (the heavy ones free hundreds of MB on large traces), and which
+    of the shared analyses of `ReportInputs` it reads (`SHARED`: each is dropped once the
+    last section that reads it is built)."""
 
     key: str
     build: Callable[[ReportInputs], Any]
     lean: bool = False
+    uses: frozenset[str] = frozenset()
 
+
+#: The large analyses sections share (`ReportInputs` properties): on a trace of 20 M events
+#: the operator tree and the per-call work are hundreds of MB each, so they are built in an
+#: order that needs one at a time (`BUILD_ORDER`) and dropped after their last reader.
+SHARED = ("breakdown", "work", "tree")
+
+
+_TREE = frozenset({"tree"})
 
 #: The analysed sections, in the report's key order (after its identity keys).
 SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("steps", _steps, lean=True),
-    SectionSpec("breakdown_us", _breakdown_us, lean=True),
-    SectionSpec("breakdown_per_step_us", _breakdown_per_step_us),
-    SectionSpec("ledger", _ledger),
+    SectionSpec("breakdown_us", _breakdown_us, lean=True, uses=frozenset({"breakdown"})),
+    SectionSpec("breakdown_per_step_us", _breakdown_per_step_us, uses=frozenset({"breakdown"})),
+    SectionSpec("ledger", _ledger, uses=frozenset({"work"})),
     SectionSpec("window", _window),
     SectionSpec("gpu", _gpu, lean=True),
     SectionSpec("npu", lambda x: npu_section(x.trace, x.steps, x.first)),
-    SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True),
+    SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True, uses=_TREE),
     SectionSpec("step_trace", lambda x: x.step_trace, lean=True),
     SectionSpec(
-        "data_pipeline", lambda x: data_pipeline_section(x.trace, x.probe, (x.steps, x.breakdown))
+        "data_pipeline",
+        lambda x: data_pipeline_section(x.trace, x.probe, (x.steps, x.breakdown)),
+        uses=frozenset({"breakdown"}),
     ),
     SectionSpec("memory", _memory, lean=True),
     SectionSpec("communication", lambda x: communication_section(x.trace, x.steps.names, x.first)),
-    SectionSpec("modules", lambda x: module_section(x.trace, x.tree)),
-    SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree)))),
-    SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True),
+    SectionSpec("modules", lambda x: module_section(x.trace, x.tree), uses=_TREE),
+    SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree))), uses=_TREE),
+    SectionSpec(
+        "kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True, uses=_TREE
+    ),
     SectionSpec("aicpu", lambda x: aicpu_section(x.trace)),
     SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
     SectionSpec(
         "perf_model",
         lambda x: perf_model_section(x.trace, x.steps, x.first, x.options.device, x.work),
+        uses=frozenset({"work"}),
     ),
     SectionSpec("mindspore_flops", lambda x: _builtins(mindspore_flops(x.trace))),
     SectionSpec("distributed", lambda x: x.trace.meta.get("distributed_info")),

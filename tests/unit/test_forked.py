@@ -82,3 +82,42 @@ def test_a_report_built_in_two_processes_equals_one_built_in_one(monkeypatch) ->
     together = report.build_report(trace)
     assert forks == [fork_is_safe()]
     assert together == alone and list(together) == list(alone)
+
+
+def test_each_section_declares_the_shared_analyses_it_reads() -> None:
+    """`SectionSpec.uses` says which large shared analyses a section reads: the report drops
+    each after its last declared reader, so an undeclared read would compute it again."""
+    from mindinsight_profiler.analysis.sections import SECTIONS, SHARED, ReportInputs
+    from mindinsight_profiler.formats.kineto.reader import read_kineto
+    from tests.conftest import shared
+
+    trace = read_kineto(
+        shared("kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz")
+    )
+    for section in SECTIONS:
+        inputs = ReportInputs(trace)
+        section.build(inputs)
+        read = {name for name in SHARED if name in inputs.__dict__}
+        assert read <= section.uses, (section.key, read - section.uses)
+
+
+def test_shared_analyses_are_dropped_after_their_last_reader(monkeypatch) -> None:
+    from mindinsight_profiler.analysis import report
+    from mindinsight_profiler.formats.kineto.reader import read_kineto
+    from tests.conftest import shared
+
+    trace = read_kineto(
+        shared("kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz")
+    )
+    built: list[tuple[str, set[str]]] = []
+    real_build = report._build
+
+    def watched(inputs, sections):  # type: ignore[no-untyped-def]
+        out = real_build(inputs, sections)
+        built.append(("end", {n for n in report.SHARED if n in inputs.__dict__}))
+        return out
+
+    monkeypatch.setattr(report, "_build", watched)
+    monkeypatch.setattr(report, "FORK_MIN_EVENTS", 10**9)  # one process
+    report.build_report(trace)
+    assert built and all(held == set() for _, held in built)  # nothing large is left held
