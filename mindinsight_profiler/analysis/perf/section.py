@@ -127,23 +127,28 @@ def _steps(
         calls.category_code, [CATEGORIES.index(c) for c in MATRIX_CATEGORIES]
     )
     again = recomputed(trace, work)
+    # Each step's calls, in row order, from one sort: a mask over every call per step made
+    # this quadratic in the trace's length (1,800 steps x 8 M calls on a 10 GB trace).
+    order = np.argsort(step, kind="stable")
+    bounds = np.searchsorted(step[order], np.arange(len(steps.names) + 1))
     out = []
     for k, name in enumerate(steps.names):
-        mine = step == k
+        rows = order[bounds[k] : bounds[k + 1]]
         seconds = float(steps.duration_ns[k]) / 1e9
-        model = np.flatnonzero(mine & matrix & ~again)
-        hardware = np.flatnonzero(mine & matrix)
+        hardware = rows[matrix[rows]]
+        model = hardware[~again[hardware]]
+        mine_counted = rows[counted[rows]]
         ideal_model, ideal_hw = (
             _ideal_seconds(calls, model, device),
             _ideal_seconds(calls, hardware, device),
         )
-        known_bytes = calls.bytes[mine & counted]
+        known_bytes = calls.bytes[mine_counted]
         out.append({
             "name": name,
             "duration_us": seconds * 1e6,
             "model_gflops": float(calls.flops[model].sum()) / 1e9,
             "hardware_gflops": float(calls.flops[hardware].sum()) / 1e9,
-            "total_gflops": float(calls.flops[mine & counted].sum()) / 1e9,
+            "total_gflops": float(calls.flops[mine_counted].sum()) / 1e9,
             "gbytes": float(np.nansum(known_bytes)) / 1e9,
             "mfu": ideal_model / seconds if ideal_model is not None and seconds > 0 else None,
             "hfu": ideal_hw / seconds if ideal_hw is not None and seconds > 0 else None,

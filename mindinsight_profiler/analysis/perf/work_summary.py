@@ -97,16 +97,21 @@ def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
     flops, bytes_ = work.flops(), work.bytes()
     cat_of = [r.category if isinstance(r, Work) else "" for r in work.results]
     category = np.array([CATEGORIES.index(c) if c else -1 for c in cat_of], np.int64)[work.result]
+    counted_all = work.status == COUNTED
+    unknown_all = work.status == UNKNOWN
+    order = np.argsort(step, kind="stable")  # each step's calls from one sort, in row order
+    bounds = np.searchsorted(step[order], np.arange(len(names) + 1))
     out = []
     for k, name in enumerate(names):
-        mine = step == k
-        counted = mine & (work.status == COUNTED)
+        rows = order[bounds[k] : bounds[k + 1]]
+        counted = rows[counted_all[rows]]
         by_cat = np.bincount(category[counted], weights=flops[counted], minlength=len(CATEGORIES))
         by_category = {c: int(v) for c, v in zip(CATEGORIES, by_cat.tolist(), strict=True) if v}
         matrix = sum(by_category.get(c, 0) for c in MATRIX_CATEGORIES)
+        known = bytes_[counted]
         out.append(StepWork(
-            name, int(flops[counted].sum()), matrix, int(bytes_[counted & (bytes_ >= 0)].sum()),
-            by_category, int(counted.sum()), int((mine & (work.status == UNKNOWN)).sum()),
+            name, int(flops[counted].sum()), matrix, int(known[known >= 0].sum()),
+            by_category, len(counted), int(unknown_all[rows].sum()),
         ))  # fmt: skip
     return out
 

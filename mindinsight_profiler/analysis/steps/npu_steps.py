@@ -90,9 +90,12 @@ def npu_step_times(trace: Trace, steps: Steps | None = None) -> NpuStepTimes:
     step_of = np.searchsorted(steps.start_ns, ev["start_ns"][k], side="right") - 1
     inside = (step_of >= 0) & (ev["start_ns"][k] < steps.end_ns[np.clip(step_of, 0, None)])
     k, step_of = k[inside], step_of[inside]
-    # Steps are few (one row each); the interval work inside a step is vectorised.
+    # Each step's kernels from one sort (in row order): a mask per step would make this
+    # quadratic in a long capture; the interval work inside a step is vectorised.
+    k = k[np.argsort(step_of, kind="stable")]
+    bounds = np.searchsorted(np.sort(step_of), np.arange(len(steps) + 1))
     for j in range(len(steps)):
-        rows = k[step_of == j]
+        rows = k[bounds[j] : bounds[j + 1]]
         s, e = ev["start_ns"][rows], ev["end_ns"][rows]
         c, r = comm[rows], receive[rows]
         out[j] = _step_row(
