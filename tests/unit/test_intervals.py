@@ -77,3 +77,18 @@ def test_covered_per_group_near_the_int64_limit_takes_the_exact_path() -> None:
         assert got.tolist() == [2**61] * 4 + [0]
         small = iv.covered_per_group(group[:n], start[:n] - base, end[:n] - base, 4)
         assert small.tolist() == _covered_brute(group[:n], start[:n] - base, end[:n] - base, 4)
+
+
+def test_covered_per_group_in_blocks_equals_one_block(monkeypatch) -> None:
+    """Blocks end where a group does, even a group larger than a block."""
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        n, groups = int(rng.integers(1, 60)), int(rng.integers(1, 5))
+        group = rng.integers(0, groups, n)
+        start = rng.integers(0, 100, n)
+        end = start + rng.integers(-5, 40, n)
+        whole = iv.covered_per_group(group, start, end, groups)
+        monkeypatch.setattr(iv, "BLOCK_ROWS", int(rng.integers(1, 8)))
+        assert iv.covered_per_group(group, start, end, groups).tolist() == whole.tolist()
+        monkeypatch.undo()
+        assert whole.tolist() == _covered_brute(group, start, np.maximum(start, end), groups)
