@@ -109,10 +109,17 @@ class _Containers:
         self.t0 = int(start.min()) if len(start) else 0
         span = (int(end.max()) - self.t0 + 2) if len(end) else 1
         self.span = span
-        # Offsetting each track by `span` keeps every query inside its own track.
-        self.track_key = track[order].astype(np.int64) * span
-        self.start_key = self.track_key + (start[order] - self.t0)
-        self.end_key = self.track_key + (end[order] - self.t0)
+        # Offsetting each track by `span` keeps every query inside its own track. Built in
+        # place, each temporary freed once used: millions of ranges make each ~100 MB.
+        track_key = track[order].astype(np.int64)
+        track_key *= span
+        self.start_key = start[order].astype(np.int64, copy=False)
+        self.start_key -= self.t0
+        self.start_key += track_key
+        self.end_key = end[order].astype(np.int64, copy=False)
+        del order
+        self.end_key -= self.t0
+        self.end_key += track_key
 
     def key(self, track: np.ndarray, t: np.ndarray) -> np.ndarray:
         return track.astype(np.int64) * self.span + (t - self.t0)
