@@ -19,6 +19,7 @@ import numpy as np
 
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import rows_by_group
 
 #: Sparse tables are built per block of this many ranges: memory O(n + B log B), not O(n log n)
 #: (a 7 M-event trace would need 1.3 GB for one global table).
@@ -57,13 +58,6 @@ def _covering_in(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np.ndar
     return result
 
 
-def _by_block(blocks: np.ndarray, count: int) -> list[np.ndarray]:
-    """Query positions grouped by block number (each group in query order)."""
-    order = np.argsort(blocks, kind="stable")
-    bounds = np.searchsorted(blocks[order], np.arange(count + 1))
-    return [order[bounds[b] : bounds[b + 1]] for b in range(count)]
-
-
 def _nearest_covering(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np.ndarray:
     """For each query q: the largest j < pos[q] with ends[j] >= need[q], else -1.
 
@@ -79,7 +73,7 @@ def _nearest_covering(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np
     count = -(-n // BLOCK)
     has = pos > 0
     own = np.where(has, (pos - 1) // BLOCK, 0)
-    for b, q in enumerate(_by_block(own, count)):
+    for b, q in enumerate(rows_by_group(own, count)):
         q = q[has[q]]
         if len(q):
             lo = b * BLOCK
@@ -91,7 +85,7 @@ def _nearest_covering(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np
     maxima = np.maximum.reduceat(ends, np.arange(0, n, BLOCK))
     earlier = _covering_in(maxima, own[rest], need[rest])
     rest, earlier = rest[earlier >= 0], earlier[earlier >= 0]
-    for b, q in enumerate(_by_block(earlier, count)):
+    for b, q in enumerate(rows_by_group(earlier, count)):
         if len(q):
             lo = b * BLOCK
             block = ends[lo : lo + BLOCK]

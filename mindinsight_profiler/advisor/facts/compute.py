@@ -24,6 +24,7 @@ from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.analysis import intervals as iv
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import sorted_distinct
 
 NEEDS_GPU = "a GPU trace (device kernels)"
 #: An idle gap at least this long is the host doing something else, not launch latency
@@ -224,8 +225,7 @@ def _long_gaps(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     _, start, end = step_windows(ctx)
     busy = iv.union(tl["start"], tl["end"])
     idle = iv.subtract(iv.union(start, end), busy)
-    pts = np.sort(np.concatenate([idle.start, idle.end, start, end]))
-    pts = pts[np.append(True, pts[1:] != pts[:-1])]  # deduplicated: np.unique hashes, 5x slower
+    pts = sorted_distinct(np.concatenate([idle.start, idle.end, start, end]))
     lo, hi = pts[:-1], pts[1:]
     in_idle = iv.contains(idle, lo)
     step = step_of(ctx, lo)

@@ -27,6 +27,7 @@ from mindinsight_profiler.analysis.perf.work_summary import WorkSummary, step_in
 from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import rows_by_group
 
 #: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
 MAX_SHAPE_ROWS = 500
@@ -129,11 +130,9 @@ def _steps(
     again = recomputed(trace, work)
     # Each step's calls, in row order, from one sort: a mask over every call per step made
     # this quadratic in the trace's length (1,800 steps x 8 M calls on a 10 GB trace).
-    order = np.argsort(step, kind="stable")
-    bounds = np.searchsorted(step[order], np.arange(len(steps.names) + 1))
     out = []
-    for k, name in enumerate(steps.names):
-        rows = order[bounds[k] : bounds[k + 1]]
+    for k, rows in enumerate(rows_by_group(step, len(steps.names))):
+        name = steps.names[k]
         seconds = float(steps.duration_ns[k]) / 1e9
         hardware = rows[matrix[rows]]
         model = hardware[~again[hardware]]

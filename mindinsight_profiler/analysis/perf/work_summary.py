@@ -31,6 +31,7 @@ from mindinsight_profiler.analysis.perf.op_work import (
 from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import rows_by_group
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,8 @@ def _steps(trace: Trace, work: OpWork) -> list[StepWork]:
     category = np.array([CATEGORIES.index(c) if c else -1 for c in cat_of], np.int64)[work.result]
     counted_all = work.status == COUNTED
     unknown_all = work.status == UNKNOWN
-    order = np.argsort(step, kind="stable")  # each step's calls from one sort, in row order
-    bounds = np.searchsorted(step[order], np.arange(len(names) + 1))
-    out = []
-    for k, name in enumerate(names):
-        rows = order[bounds[k] : bounds[k + 1]]
+    out = []  # each step's calls from one sort, in row order
+    for rows, name in zip(rows_by_group(step, len(names)), names, strict=True):
         counted = rows[counted_all[rows]]
         by_cat = np.bincount(category[counted], weights=flops[counted], minlength=len(CATEGORIES))
         by_category = {c: int(v) for c, v in zip(CATEGORIES, by_cat.tolist(), strict=True) if v}

@@ -26,6 +26,7 @@ from mindinsight_profiler.analysis.categories import comm_kernel_mask
 from mindinsight_profiler.analysis.steps.boundaries import Steps, find_steps
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import rows_by_group
 
 FIELDS = (
     "computing_ns",
@@ -92,10 +93,8 @@ def npu_step_times(trace: Trace, steps: Steps | None = None) -> NpuStepTimes:
     k, step_of = k[inside], step_of[inside]
     # Each step's kernels from one sort (in row order): a mask per step would make this
     # quadratic in a long capture; the interval work inside a step is vectorised.
-    k = k[np.argsort(step_of, kind="stable")]
-    bounds = np.searchsorted(np.sort(step_of), np.arange(len(steps) + 1))
-    for j in range(len(steps)):
-        rows = k[bounds[j] : bounds[j + 1]]
+    for j, mine in enumerate(rows_by_group(step_of, len(steps))):
+        rows = k[mine]
         s, e = ev["start_ns"][rows], ev["end_ns"][rows]
         c, r = comm[rows], receive[rows]
         out[j] = _step_row(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from msgspec import Raw
@@ -88,7 +88,7 @@ def decode_events(data: bytes | memoryview) -> list[Event]:
     """The events of a JSON array (`FAST_DECODER`, or `EXACT_DECODER` for a chunk with an
     unusual `ts`); raises msgspec errors for malformed JSON or wrongly typed fields."""
     try:
-        events: list[Event] = list(FAST_DECODER.decode(data))
+        events = cast(list[Event], FAST_DECODER.decode(data))  # FastEvent is an Event
     except msgspec.ValidationError:  # reported, with its path, by the exact decoder
         return EXACT_DECODER.decode(data)
     if set(map(type, map(_TS, events))) <= _NUMBER_TYPES:

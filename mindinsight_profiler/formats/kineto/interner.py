@@ -55,8 +55,9 @@ class Interner:
         if count == 0:
             return np.zeros(0, np.int32)
         # One join and one split make the texts' bytes in C, faster than a bytes() per
-        # value; a text holding a NUL itself (msgspec keeps raw text unchecked) would
-        # split wrongly, so then each is copied on its own.
+        # value. JSON text holds no raw NUL (msgspec rejects control characters), but a
+        # miscount would shift every code after it, so a NUL is checked for: then each
+        # text is copied on its own.
         joined = b"\0".join(map(get, rows))
         if joined.count(b"\0") == count - 1:
             out = self.codes(joined.split(b"\0"), count)
