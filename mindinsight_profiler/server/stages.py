@@ -61,7 +61,12 @@ def failed_for(record: dict[str, Any] | None, name: str, rules: str | None = Non
         return None
     if name == ADVICE and rules is not None and found.get("rules") not in (None, rules):
         return None
-    return str(found.get("error") or f"the {LABELS[name]} could not be built")
+    return _error(name, found)
+
+
+def _error(name: str, stage: dict[str, Any]) -> str:
+    """A failed stage's reason as recorded (naming the file), or a plain one."""
+    return str(stage.get("error") or f"the {LABELS[name]} could not be built")
 
 
 def to_resume(record: dict[str, Any], advice_stored: bool, rules: str) -> tuple[str, ...]:
@@ -83,6 +88,6 @@ def public_stages(record: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     for name, rec in stages_of(record).items():
         item = {"state": rec["state"]}
         if rec["state"] == FAILED:
-            item["error"] = str(rec.get("error") or f"the {LABELS[name]} could not be built")
+            item["error"] = _error(name, rec)
         out[name] = item
     return out
