@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).parent
@@ -70,8 +70,18 @@ REMOTE = ["fsspec>=2023.6", "s3fs>=2023.6"]
 #: The object-storage tests run against moto's S3 server.
 TEST_REMOTE = [*REMOTE, "moto[server]>=5.0"]
 
+#: The native Kineto scanner (formats/kineto/native.py). Optional: without a C compiler the
+#: install goes on and traces are read by the Python path, which gives the same results.
+SCAN = Extension(
+    "mindinsight_profiler.formats.kineto._scan",
+    sources=["mindinsight_profiler/formats/kineto/_scan.c"],
+    extra_compile_args=["-O2"],
+    optional=True,
+)
+
 setup(
     cmdclass={"build_py": BuildWithRules},
+    ext_modules=[SCAN],
     name="mindinsight_profiler",
     version=_version(),
     description="Training-performance dashboard and advisor for PyTorch and MindSpore profiles",

@@ -5,6 +5,8 @@ the other, each timed on its own (wall and CPU seconds, and the process's peak R
 it), with the reader in one process so that each stage's cost is its own:
 
 - stream: decompressing and cutting the text into chunks of whole events (`jsonstream`);
+- native scan: the compiled scanner reading each chunk's text into columns
+  (`kineto.native`), when it is built; chunks it declines take the next two stages;
 - decode: msgspec's typed decode of every chunk into event structs;
 - columns: building the numpy column batches from the structs (`build_batch`), including
   freeing the structs;
@@ -95,7 +97,13 @@ def _read_stages(stages: Stages, path: Path) -> Any:
         decode_events = kd.EVENTS_DECODER.decode  # type: ignore[attr-defined]
     from mindinsight_profiler.formats.kineto.reader import read_kineto
 
-    spent = {"decode": [0.0, 0.0], "columns": [0.0, 0.0]}
+    try:
+        from mindinsight_profiler.formats.kineto import native
+    except ImportError:  # a checkout before the native scanner
+        native = None  # type: ignore[assignment]
+    scan = native.scan_batch if native is not None and native.available() else None
+    spent = {"native": [0.0, 0.0], "decode": [0.0, 0.0], "columns": [0.0, 0.0]}
+    declined = 0
 
     def timed(what: str, fn: Callable[[], Any]) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -108,13 +116,18 @@ def _read_stages(stages: Stages, path: Path) -> Any:
     for piece in jsonstream.iter_pieces(path):
         if piece.kind == "events":
             text = piece.data if piece.data[:1] == b"[" else b"[" + piece.data + b"]"
+            if scan is not None and timed("native", lambda t=text: scan(t)) is not None:
+                continue
+            declined += scan is not None
             decoded = timed("decode", lambda t=text: decode_events(t))
             timed("columns", lambda d=decoded: kd.build_batch(d))
             timed("columns", decoded.clear)  # freeing the structs
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    stream = (wall - spent["decode"][0] - spent["columns"][0],
-              cpu - spent["decode"][1] - spent["columns"][1])  # fmt: skip
+    stream = (wall - sum(v[0] for v in spent.values()), cpu - sum(v[1] for v in spent.values()))
     stages.add("stream (decompress, cut)", *stream)
+    if scan is not None:
+        stages.add("native scan (JSON text to columns)", *spent["native"])
+        stages.note(f"the native scanner declined {declined} chunks (read by the Python path)")
     stages.add("decode (msgspec typed)", *spent["decode"])
     stages.add("columns (build_batch, free structs)", *spent["columns"])
     os.environ["MINDINSIGHT_READ_PROCESSES"] = "1"

@@ -9,7 +9,6 @@ batch can be built in another process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import cast
 
@@ -25,48 +24,12 @@ from mindinsight_profiler.formats.event_times import (
     times_from_int_us,
     times_from_text,
 )
-from mindinsight_profiler.formats.kineto.events import ARG_NAMES, Args, Event, decode_events
+from mindinsight_profiler.formats.kineto import native
+from mindinsight_profiler.formats.kineto.batch import DEVICE_ARGS, RANGES, Batch, in_range
+from mindinsight_profiler.formats.kineto.events import Args, Event, decode_events
 from mindinsight_profiler.formats.kineto.interner import Interner
 from mindinsight_profiler.formats.numbers import as_int
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
-
-#: Ranges of the numeric `args` read into columns: a value outside is read as absent (and
-#: counted), never wrapped into a column's dtype or carried into an average.
-_RANGES: dict[str, tuple[float, float]] = {
-    "device": (-1, 2**15 - 1),
-    "stream": (-1, 2**31 - 1),
-    "regs": (-1, 2**31 - 1),
-    "smem": (-1, 2**31 - 1),
-    "blocks_per_sm": (0, 2**31),
-    "occupancy": (0, 100),
-    "nbytes": (-(2**62), 2**62),  # a free is negative
-    "total_allocated": (-1, 2**62),
-    "total_reserved": (-1, 2**62),
-    "device_type": (-1, 2**7 - 1),
-    "device_id": (-1, 2**15 - 1),
-}
-
-
-@dataclass
-class Batch:
-    """Columns of one chunk, with chunk-local string and track tables."""
-
-    events: dict[str, np.ndarray]
-    memory: dict[str, np.ndarray]
-    flows: dict[str, np.ndarray]
-    strings: list[str]  # local string table (names, categories, launch shapes, stacks)
-    tracks: list[tuple[str, str]]  # local (pid, tid) table
-    metadata: list[tuple[str, str, str, str]] = field(default_factory=list)
-    #: `B`/`E` events, kept whole: they are paired once every chunk is read (`phases`)
-    begin_end: list[Event] = field(default_factory=list)
-    count: int = 0  # events decoded, of any phase
-    #: events left out for unusable times (positions among the decoded events)
-    bad_times: BadTimes = field(default_factory=BadTimes)
-    unknown_phase: int = 0  # events whose `ph` is none of the format's
-    #: numeric args out of their range, read as absent: args name -> count
-    out_of_range: dict[str, int] = field(default_factory=dict)
-    timed: int = 0  # events with times (complete, instant, memory, flow), before any is left out
-    invalid_utf8: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
 def _ts_ns(events: list[Event]) -> tuple[np.ndarray, np.ndarray]:
@@ -117,9 +80,8 @@ def _ids(args: list[Args], attr: str) -> np.ndarray:
 
 
 def _ranged(args: list[Args], attr: str, dtype: str, out_of_range: dict[str, int]) -> np.ndarray:
-    """A numeric arg within its `_RANGES` range; others become the absent value (-1, NaN)
-    and are counted in `out_of_range` under the arg's name."""
-    lo, hi = _RANGES[attr]
+    """A numeric arg within its range (`batch.in_range`), others read as absent and counted."""
+    lo, hi = RANGES[attr]
     values = [as_int(a.stream) for a in args] if attr == "stream" else _attrs(args, attr)
     floating = np.dtype(dtype).kind == "f"
     try:
@@ -127,14 +89,7 @@ def _ranged(args: list[Args], attr: str, dtype: str, out_of_range: dict[str, int
     except OverflowError:  # an int beyond int64: out of range whatever its sign
         clamped = (min(max(v, lo - 1), hi + 1) for v in values)
         arr = np.fromiter(clamped, np.int64, len(values))
-    bad = ~((arr >= lo) & (arr <= hi))
-    if floating:
-        bad &= ~np.isnan(arr)  # NaN: the arg is absent
-    if bad.any():
-        name = ARG_NAMES[attr]
-        out_of_range[name] = out_of_range.get(name, 0) + int(bad.sum())
-        arr[bad] = np.nan if floating else -1
-    return arr.astype(dtype)
+    return in_range(arr, attr, dtype, out_of_range)
 
 
 def _attrs(events: list, attr: str) -> list:
@@ -188,14 +143,7 @@ def _complete_columns(
     }
     dev = np.flatnonzero(np.isin(kind, [int(k) for k in DEVICE_KINDS]))
     dargs = list(map(args.__getitem__, dev.tolist()))
-    for col, attr, dtype, fill in (
-        ("device", "device", "int16", -1),
-        ("stream", "stream", "int32", -1),
-        ("regs", "regs", "int32", -1),
-        ("smem", "smem", "int32", -1),
-        ("blocks_per_sm", "blocks_per_sm", "float64", np.nan),
-        ("occupancy", "occupancy", "float64", np.nan),
-    ):
+    for col, attr, dtype, fill in DEVICE_ARGS:
         full = np.full(n, fill, dtype=dtype)
         full[dev] = _ranged(dargs, attr, dtype, out_of_range)
         cols[col] = full
@@ -291,8 +239,12 @@ def decode_batch(data: bytes | memoryview) -> Batch:
     """Decode a JSON array of trace events into a column batch.
 
     Raises msgspec errors for malformed JSON or wrongly typed fields. Bytes that are not
-    UTF-8 are read as U+FFFD and counted.
+    UTF-8 are read as U+FFFD and counted. The native scanner reads the chunk when it can
+    (`kineto.native`: the same batch, several times faster); this is the reference path.
     """
+    batch = native.scan_batch(data)
+    if batch is not None:
+        return batch
     try:
         decoded = decode_events(data)
         replaced = 0

@@ -69,22 +69,27 @@ class Interner:
         return out
 
     def strings(self) -> tuple[list[str], int]:
-        """The table as strings (raw JSON texts are decoded once each here), and how many
-        byte sequences that are not UTF-8 were read as U+FFFD (raw texts were not checked
-        when the chunk was read)."""
-        out = []
-        replaced = 0
-        for k in self.keys:
-            if not isinstance(k, bytes):
-                out.append(str(k))
-                continue
-            try:
-                out.append(_raw_text(k))
-            except UnicodeDecodeError:
-                fixed, count = utf8.repaired(k)
-                out.append(_raw_text(fixed))
-                replaced += count
-        return out, replaced
+        """The table as strings (`string_table`)."""
+        return string_table(self.keys)
+
+
+def string_table(keys: Sequence[Hashable]) -> tuple[list[str], int]:
+    """Interned keys as strings (raw JSON texts are decoded once each here), and how many
+    byte sequences that are not UTF-8 were read as U+FFFD (raw texts were not checked when
+    the chunk was read)."""
+    out = []
+    replaced = 0
+    for k in keys:
+        if not isinstance(k, bytes):
+            out.append(str(k))
+            continue
+        try:
+            out.append(_raw_text(k))
+        except UnicodeDecodeError:
+            fixed, count = utf8.repaired(k)
+            out.append(_raw_text(fixed))
+            replaced += count
+    return out, replaced
 
 
 def _raw_text(raw: bytes) -> str:
