@@ -33,7 +33,7 @@ def test_built_where_a_compiler_is() -> None:
 
 def python_batch(data: bytes, monkeypatch: pytest.MonkeyPatch) -> Batch | Exception:
     with monkeypatch.context() as m:
-        m.setenv("MI_NATIVE_SCAN", "0")
+        m.setenv("MINDINSIGHT_NATIVE_SCAN", "0")
         try:
             return kd.decode_batch(data)
         except Exception as exc:  # the reference's error: the scanner must decline
@@ -264,7 +264,7 @@ def test_declines_what_it_does_not_read_exactly(name: str, monkeypatch: pytest.M
 
 @needs_native
 def test_off_switch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MI_NATIVE_SCAN", "0")
+    monkeypatch.setenv("MINDINSIGHT_NATIVE_SCAN", "0")
     assert native.scan_batch(READ["ops and kernels"]) is None
 
 
@@ -326,7 +326,7 @@ def test_real_traces_read_the_same(relative: str, monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(native, "scan_batch", counted)
     fast = read_kineto(path)
-    monkeypatch.setenv("MI_NATIVE_SCAN", "0")
+    monkeypatch.setenv("MINDINSIGHT_NATIVE_SCAN", "0")
     reference = read_kineto(path)
     assert any(calls), "the scanner read no chunk"
     for table in ("events", "memory", "flows"):

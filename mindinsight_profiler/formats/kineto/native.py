@@ -8,7 +8,7 @@ types, bytes that are not UTF-8, malformed JSON. The Python path then reads that
 its values and its error messages stay the reference (`tests/unit/test_native_scan.py`
 compares both on every real trace and on mutated ones).
 
-`MI_NATIVE_SCAN=0` turns it off. Without a compiler at install time the extension is not
+`MINDINSIGHT_NATIVE_SCAN=0` turns it off. Without a compiler at install time the extension is not
 built (setup.py marks it optional) and everything reads through the Python path.
 """
 
@@ -40,7 +40,7 @@ _OP_MASK = _mask(OP_TREE_KINDS)
 
 def available() -> bool:
     """Whether chunks are read natively: the extension is built and not turned off."""
-    return _scan is not None and os.environ.get("MI_NATIVE_SCAN", "1") != "0"
+    return _scan is not None and os.environ.get("MINDINSIGHT_NATIVE_SCAN", "1") != "0"
 
 
 def _kind_code(category: str) -> int:
