@@ -23,8 +23,6 @@ from pathlib import Path
 from threading import Lock
 from typing import Any
 
-import numpy as np
-
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.cluster.rank_summary import rank_summary
 from mindinsight_profiler.analysis.memory.ledger import Ledger, memory_ledgers
@@ -195,25 +193,12 @@ class _Traces:
             trace = None
         if trace is None:
             raise _not_ready(target, "the trace")
-        _plain_views(trace)
         item: tuple[Trace, dict[str, Any]] = (trace, {})
         with self._lock:
             self._items[key] = item
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return item
-
-
-def _plain_views(trace: Trace) -> None:
-    """Swap each np.memmap column for a plain ndarray view of the same mapping.
-
-    Same memory, no copy; but slicing a plain array skips memmap's per-slice bookkeeping,
-    which is most of a timeline window's cost (about a hundred small slices per request).
-    """
-    for table in (trace.events, trace.memory, trace.flows, *trace.tables.values()):
-        for name, column in table.items():
-            if isinstance(column, np.memmap):
-                table[name] = np.asarray(column)
 
 
 _traces = _Traces()

@@ -1,18 +1,19 @@
 """Workspace cache: a parsed trace and its report, keyed by the input's fingerprint.
 
-Layout: `<workspace>/cache/<key>/` holds one `.npy` file per column (reopened memory-mapped,
-so a later open costs milliseconds, not a re-parse), `strings.json`, `report.json` and a
-`manifest.json` with the schema versions and the size and checksum of every file. The
-manifest is sealed (`store.integrity`: its own SHA-256 in a header line); the JSON files'
-SHA-256 is checked on the bytes read (they are read whole anyway), the columns' CRC32 as
-they are reopened (a pass over memory-mapped data that is not otherwise read: CRC32 is
-about 3.5 times faster than SHA-256 here, and as sure to catch a damaged block). An entry
-is built in a temporary folder and renamed into place, so readers never see half an entry;
-a per-key lock keeps two processes from parsing the same file at once. Small files derived
-from the report (a rank's cluster summary) are listed in the same manifest, written in the
-same `save` or added later with `add_json`. A damaged, edited or
-older-format entry raises CacheError naming the file; the caller logs it, `invalidate`s the
-entry and rebuilds it. The user's input is only read.
+Layout: `<workspace>/cache/<key>/` holds one file per table of columns (`store.columns`:
+reopened memory-mapped, so a later open costs milliseconds, not a re-parse),
+`strings.json`, `report.json` and a `manifest.json` with the schema versions, the columns'
+layout and the size and checksum of every file. The manifest is sealed
+(`store.integrity`: its own SHA-256 in a header line); the JSON files' SHA-256 is checked
+on the bytes read (they are read whole anyway), the columns' CRC32 as they are reopened (a
+pass over memory-mapped data that is not otherwise read: CRC32 is about 3.5 times faster
+than SHA-256 here, and as sure to catch a damaged block). An entry is built in a temporary
+folder and renamed into place, so readers never see half an entry; a per-key lock keeps
+two processes from parsing the same file at once. Small files derived from the report (a
+rank's cluster summary) are listed in the same manifest, written in the same `save` or
+added later with `add_json`. A damaged, edited or older-format entry raises CacheError
+naming the file; the caller logs it, `invalidate`s the entry and rebuilds it. The user's
+input is only read.
 """
 
 from __future__ import annotations
@@ -20,12 +21,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import io
 import json
 import os
 import shutil
 import tempfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -39,11 +38,13 @@ from mindinsight_profiler.formats.sources import RemoteInput, Source
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
 from mindinsight_profiler.store.atomic import json_default, write_bytes_atomic
+from mindinsight_profiler.store.columns import crc32_of, map_table, write_table
 from mindinsight_profiler.store.fingerprints import file_identity, memo_path, recall, remember
 from mindinsight_profiler.store.integrity import seal, sha256_hex, unseal
 
 #: 2: a sealed manifest, SHA-256 of the JSON files (entries of format 1 sit under other keys).
-CACHE_FORMAT = 2
+#: 3: one file per table (`store.columns`), not one `.npy` per column.
+CACHE_FORMAT = 3
 _TABLES = ("events", "memory", "flows")
 _SAMPLE = 1 << 20
 
@@ -76,41 +77,6 @@ def fingerprint(path: Source, variant: str = "") -> str:
             _file_identity(h, f)
     h.update(f"|{variant}|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
-
-
-def _crc(path: Path) -> int:
-    crc = 0
-    with open(path, "rb") as f:
-        while chunk := f.read(8 << 20):
-            crc = zlib.crc32(chunk, crc)
-    return crc
-
-
-class _Checksummed(io.RawIOBase):
-    """A file being written that sums (CRC-32) and counts what passes through it."""
-
-    def __init__(self, f: io.BufferedWriter) -> None:
-        self.f = f
-        self.crc = 0
-        self.size = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        view = memoryview(data)
-        self.crc = zlib.crc32(view, self.crc)
-        self.size += view.nbytes
-        return self.f.write(view)
-
-
-def _save_npy(path: Path, values: np.ndarray) -> dict[str, int | str]:
-    """Write a column as .npy; its manifest record (size, CRC-32) computed as it is written
-    rather than by reading the file back (gigabytes on a large trace)."""
-    with open(path, "wb") as f:
-        out = _Checksummed(f)
-        np.lib.format.write_array(out, np.ascontiguousarray(values), allow_pickle=False)
-    return {"size": out.size, "crc32": out.crc}
 
 
 def _json_bytes(data: Any) -> bytes:
@@ -156,9 +122,14 @@ class CacheEntry:
         path = self.dir / name
         if info is None or not path.exists() or path.stat().st_size != info["size"]:
             raise CacheError(f"{path}: missing or truncated cache file")
-        if verify and _crc(path) != info["crc32"]:
+        if verify and crc32_of(path) != info["crc32"]:
             raise CacheError(f"{path}: checksum mismatch")
         return path
+
+    def _table(self, manifest: dict[str, Any], name: str, verify: bool) -> dict[str, np.ndarray]:
+        """The columns of one table file (`store.columns`), checked."""
+        path = self._checked(manifest, f"{name}.bin", verify)
+        return map_table(path, manifest["layouts"][name])
 
     def _read_checked(self, manifest: dict[str, Any], name: str) -> bytes:
         """A JSON file's bytes, its size and SHA-256 checked on what was read."""
@@ -204,22 +175,12 @@ class CacheEntry:
         manifest = self._manifest()
         if manifest is None:
             return None
-        tables: dict[str, dict[str, np.ndarray]] = {}
         try:
-            for table in _TABLES:
-                cols = {}
-                for col in manifest["tables"][table]:
-                    path = self._checked(manifest, f"{table}.{col}.npy", verify)
-                    cols[col] = np.load(path, mmap_mode="r", allow_pickle=False)
-                tables[table] = cols
-            side: dict[str, dict[str, np.ndarray]] = {}
-            for table, columns in manifest.get("side_tables", {}).items():
-                side[table] = {
-                    col: np.load(
-                        self._checked(manifest, f"side.{table}.{col}.npy", verify), mmap_mode="r"
-                    )
-                    for col in columns
-                }
+            tables = {table: self._table(manifest, table, verify) for table in _TABLES}
+            side = {
+                table: self._table(manifest, f"side.{table}", verify)
+                for table in manifest["side_tables"]
+            }
             strings = json.loads(self._read_checked(manifest, "strings.json"))
             tracks = [Track(**t) for t in manifest["tracks"]]
             meta = manifest["meta"]
@@ -243,17 +204,11 @@ class CacheEntry:
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=self.root))
         try:
             files: dict[str, dict[str, int | str]] = {}
-            tables: dict[str, list[str]] = {}
-            for table in _TABLES:
-                columns = getattr(trace, table)
-                tables[table] = list(columns)
-                for col, values in columns.items():
-                    name = f"{table}.{col}.npy"
-                    files[name] = _save_npy(tmp / name, values)
-            for table, columns in trace.tables.items():
-                for col, values in columns.items():
-                    name = f"side.{table}.{col}.npy"
-                    files[name] = _save_npy(tmp / name, values)
+            layouts: dict[str, dict] = {}
+            named = [(t, getattr(trace, t)) for t in _TABLES]
+            named += [(f"side.{t}", columns) for t, columns in trace.tables.items()]
+            for name, columns in named:
+                files[f"{name}.bin"], layouts[name] = write_table(tmp / f"{name}.bin", columns)
             for name, data in {"strings": _json_bytes(trace.strings.to_list()), **reports}.items():
                 (tmp / f"{name}.json").write_bytes(data)
                 files[f"{name}.json"] = {"size": len(data), "sha256": sha256_hex(data)}
@@ -261,8 +216,8 @@ class CacheEntry:
                 "cache_format": CACHE_FORMAT,
                 "schema_version": SCHEMA_VERSION,
                 "writer": __version__,
-                "tables": tables,
-                "side_tables": {name: list(cols) for name, cols in trace.tables.items()},
+                "layouts": layouts,
+                "side_tables": list(trace.tables),
                 "tracks": [asdict(t) for t in trace.tracks],
                 "meta": trace.meta,
                 "files": files,

@@ -16,6 +16,7 @@ from mindinsight_profiler.model.kinds import Kind, kind_of_category
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.reports import analyse_file, load_timeline
 from mindinsight_profiler.store.cache import Workspace
+from mindinsight_profiler.store.columns import is_mapped
 from tests.conftest import shared
 from tests.unit.test_timeline import check_window
 
@@ -124,7 +125,7 @@ def test_load_timeline_stores_the_index_in_the_cache_once(tmp_path: Path) -> Non
     ws = Workspace(tmp_path / "ws")
     trace, index = load_timeline(src, ws)
     again, cached = load_timeline(src, ws)
-    assert isinstance(cached["timeline_events"]["event"], np.memmap)
+    assert is_mapped(cached["timeline_events"]["event"])  # from the cache
     for name, table in index.items():
         for col, values in table.items():
             assert np.array_equal(cached[name][col], values), (name, col)

@@ -86,7 +86,7 @@ TAMPERS: dict[str, tuple[str, Callable[[CacheEntry], None], str]] = {
     "report flipped byte": ("overview", lambda e: flip_byte(e.dir / "report.json"), "manifest"),
     "manifest truncated": ("overview", lambda e: truncate(e.dir / "manifest.json"), "manifest"),
     "timeline index flipped byte": (
-        "timeline", lambda e: flip_byte(e.dir / "side.timeline_events.start_ns.npy"), "manifest"
+        "timeline", lambda e: flip_byte(e.dir / "side.timeline_events.bin"), "manifest"
     ),
 }  # fmt: skip
 

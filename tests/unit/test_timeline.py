@@ -26,6 +26,7 @@ from mindinsight_profiler.model.trace import (
     empty_columns,
 )
 from mindinsight_profiler.store.cache import CacheEntry
+from mindinsight_profiler.store.columns import is_mapped
 
 T0 = 1_700_000_000_000_000_000  # epoch ns, as Kineto gives: responses must be relative
 
@@ -195,6 +196,6 @@ def test_index_is_cached_with_the_trace(tmp_path: Path) -> None:
     loaded = entry.load_trace()
     assert loaded is not None
     again = timeline_index(loaded)
-    assert isinstance(again["timeline_events"]["event"], np.memmap)
+    assert is_mapped(again["timeline_events"]["event"])  # from the cache
     window = (None, T0, T0 + 4_000_000, 500)
     assert timeline_window(loaded, again, *window) == timeline_window(trace, index, *window)
