@@ -13,10 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from mindinsight_profiler import advisor
 from mindinsight_profiler._version import __version__
-from mindinsight_profiler.advisor.model import ADVICE_VERSION
-from mindinsight_profiler.advisor.rules import rules_fingerprint
 from mindinsight_profiler.analysis.cluster.rank_summary import SUMMARY_VERSION
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.formats.discovery import Run
@@ -54,6 +51,11 @@ def _run_fingerprint(run: Run | None) -> str:
 @lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
     """The advisor's own code (facts change between releases too, and during development)."""
+    # Imported here: the advisor (its engine and facts) is 60 ms of imports that `analyse`
+    # and the reader's helpers never need; only naming stored advice does.
+    from mindinsight_profiler import advisor
+    from mindinsight_profiler.advisor.model import ADVICE_VERSION
+
     h = hashlib.sha256(f"{ADVICE_VERSION}-{__version__}".encode())
     for path in sorted(Path(advisor.__file__).parent.rglob("*.py")):
         st = path.stat()
@@ -63,5 +65,7 @@ def _code_fingerprint() -> str:
 
 def advice_name(rules_dirs: Sequence[str | Path], run: Run | None) -> str:
     """The file name of a worker's stored advice in its cache entry."""
+    from mindinsight_profiler.advisor.rules import rules_fingerprint
+
     key = f"{_code_fingerprint()}-{rules_fingerprint(rules_dirs)}-{_run_fingerprint(run)}"
     return f"advice-{key}.json"
