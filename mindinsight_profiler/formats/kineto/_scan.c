@@ -927,7 +927,7 @@ static PyObject *complete_columns(Interner *in, Tables *t, const uint8_t *device
     }
     uint8_t *instant;
     PyObject *instant_col = column(n, 1, (void **)&instant);
-    if (instant_col) memcpy(instant, t->instant, (size_t)n);
+    if (instant_col && n) memcpy(instant, t->instant, (size_t)n);
     if (put(d, "instant", instant_col) < 0) { Py_DECREF(kind_col); goto fail; }
     if (put(d, "kind", kind_col) < 0 || put(d, "name", str_codes(in, c, 1, NULL)) < 0 ||
         put(d, "start_ns", ts_column(c)) < 0 || put(d, "dur", col_dur(c)) < 0 ||
