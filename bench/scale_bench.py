@@ -10,6 +10,9 @@ copies costs one compression. The run is analysed by `mindinsight cluster`:
 - `dask`: `--scheduler ADDR`, against a `distributed.LocalCluster(n_workers=J,
   threads_per_worker=1)` started in its own process by this script (not timed);
 - `dask-notrim` (optional): the same with the workers' `MALLOC_TRIM_THRESHOLD_` unset;
+- `dask-noprofile` (optional): the same with the workers' statistical profiler off
+  (`distributed.worker.profile.enabled: false`, the switch docs/cluster.md recommends for
+  workers that only analyse);
 
 each into a fresh, empty workspace. Measured: wall time of the `mindinsight cluster`
 process, and the peak RSS of every process involved: the driver, each pool or Dask
@@ -190,18 +193,28 @@ NO_TRIM_YAML = """distributed:
 """
 
 
-def start_dask(workers: int, work: Path, trim: bool) -> tuple[subprocess.Popen[str], str]:
+#: Dask config that turns the workers' statistical profiler off (a stack sample every 10 ms).
+NO_PROFILE_YAML = """distributed:
+  worker:
+    profile:
+      enabled: false
+"""
+
+
+def start_dask(workers: int, work: Path, mode: str) -> tuple[subprocess.Popen[str], str]:
     """A LocalCluster (J single-threaded worker processes) in its own process; its address.
 
-    `trim=False`: mode `dask-notrim`, Dask's default worker environment less
+    Mode `dask-notrim`: Dask's default worker environment less
     `MALLOC_TRIM_THRESHOLD_=65536` (set by the nanny: it returns freed memory to the OS
-    sooner, at a CPU cost, as it disables glibc's adaptive mmap threshold).
+    sooner, at a CPU cost, as it disables glibc's adaptive mmap threshold). Mode
+    `dask-noprofile`: the workers' profiler off.
     """
     env = _env()
-    if not trim:
-        config = work / "dask-config"
+    extra = {"dask-notrim": NO_TRIM_YAML, "dask-noprofile": NO_PROFILE_YAML}.get(mode)
+    if extra is not None:
+        config = work / f"dask-config-{mode}"
         config.mkdir(parents=True, exist_ok=True)
-        (config / "no-trim.yaml").write_text(NO_TRIM_YAML)
+        (config / "config.yaml").write_text(extra)
         env["DASK_CONFIG"] = str(config)
     cmd = [sys.executable, __file__, "--serve-dask", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
@@ -229,7 +242,7 @@ def run_mode(mode: str, run: Path, work: Path, jobs: int) -> dict[str, Any]:
     workspace = work / f"ws-{mode}"
     shutil.rmtree(workspace, ignore_errors=True)
     dask = mode.startswith("dask")
-    cluster, address = start_dask(jobs, work, mode != "dask-notrim") if dask else (None, "")
+    cluster, address = start_dask(jobs, work, mode) if dask else (None, "")
     engine = ["--scheduler", address] if address else ["--jobs", str(jobs)]
     cmd = [sys.executable, "-m", "mindinsight_profiler", "cluster", str(run), *engine,
            "--workspace", str(workspace), "--format", "json", "--no-progress"]  # fmt: skip
