@@ -158,7 +158,7 @@ def build_timeline_index(trace: Trace) -> TimelineIndex:
     by_class = np.lexsort((start, cls, track))
     group = track[by_class].astype(np.int64) * CLASSES
     group += cls[by_class]
-    events = {
+    events: dict[str, np.ndarray] = {
         "event": by_class.astype(np.int32),
         "start_ns": start[by_class],
         "group": group.astype(np.int32),
@@ -171,7 +171,7 @@ def build_timeline_index(trace: Trace) -> TimelineIndex:
     new_row = np.ones(len(by_row), dtype=bool)
     new_row[1:] = (row_track[1:] != row_track[:-1]) | (row_depth[1:] != row_depth[:-1])
     heads = np.flatnonzero(new_row)
-    rows = {
+    rows: dict[str, np.ndarray] = {
         "track": row_track[heads],
         "depth": row_depth[heads],
         "count": np.diff(np.append(heads, len(by_row))).astype(np.int64),
