@@ -4,25 +4,29 @@ Runs what `mindinsight analyse` does (read, report, cache write) in this process
 thread samples the process's RSS every few milliseconds; the reader's, the report's and the
 cache's stages are wrapped so that each row says the RSS when the stage began, when it
 ended, and the highest sample in between (the stage's working set is peak - start). Rows
-nest: a stage inside another is indented.
+nest: a stage inside another is indented. RSS also counts freed pages glibc has not handed
+back yet; `--tracemalloc` adds what Python and numpy really hold (slower).
 
 The report's forked child (`analysis.report`, traces of 0.2-4 M events) is turned off by
 default so that every section's memory shows in this process, as on the 10 GB trace where
 no child is forked; `--fork` keeps it.
 
-    PYTHONPATH=$PWD python bench/memory_stages.py TRACE [--fork] [--json OUT]
+    PYTHONPATH=$PWD python bench/memory_stages.py TRACE [--fork] [--tracemalloc]
+        [--wrap MODULE:FUNCTION ...] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,17 +65,31 @@ class Sampler(threading.Thread):
             row["peak_mb"] = max(row["peak_mb"], now)
         return now
 
+    def traced(self) -> float:
+        """With tracemalloc on: the traced (Python and numpy) MB now; the peak since the last
+        call is folded into every open stage's `traced_peak_mb`."""
+        if not tracemalloc.is_tracing():
+            return 0.0
+        now, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        for row in self.open:
+            row["traced_peak_mb"] = max(row["traced_peak_mb"], peak / 2**20)
+        return now / 2**20
+
     def stage(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             start = self.sample()
+            traced = self.traced()
             row = {"stage": name, "depth": len(self.open), "start_mb": start, "peak_mb": start}
+            row.update(traced_mb=traced, traced_peak_mb=traced)
             row["t0"] = time.perf_counter()
             self.rows.append(row)
             self.open.append(row)
             try:
                 return fn(*args, **kwargs)
             finally:
+                row["traced_end_mb"] = self.traced()
                 row["end_mb"] = self.sample()
                 row["wall_s"] = time.perf_counter() - row.pop("t0")
                 self.open.remove(row)
@@ -83,14 +101,18 @@ class Sampler(threading.Thread):
         self.join()
 
     def table(self) -> str:
-        lines = ["| stage | wall s | start MB | peak MB | end MB | +peak | +kept |",
-                 "|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines = [
+            "| stage | wall s | start MB | peak MB | end MB | +peak | +kept | traced +peak, +kept |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in self.rows:
             name = "&nbsp;&nbsp;" * r["depth"] + r["stage"]
             lines.append(
                 f"| {name} | {r['wall_s']:.2f} | {r['start_mb']:.0f} | {r['peak_mb']:.0f} | "
                 f"{r['end_mb']:.0f} | {r['peak_mb'] - r['start_mb']:+.0f} | "
-                f"{r['end_mb'] - r['start_mb']:+.0f} |"
+                f"{r['end_mb'] - r['start_mb']:+.0f} | "
+                f"{r['traced_peak_mb'] - r['traced_mb']:+.0f}, "
+                f"{r['traced_end_mb'] - r['traced_mb']:+.0f} |"
             )
         lines.append(f"\nprocess peak (sampled): {self.peak:.0f} MB")
         return "\n".join(lines)
@@ -132,13 +154,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("trace", type=Path)
     parser.add_argument("--fork", action="store_true", help="keep the report's forked child")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations")
+    parser.add_argument(
+        "--wrap", action="append", default=[], metavar="MODULE:FUNCTION",
+        help="also a row for this function (looked up as a module global), e.g. "
+        "mindinsight_profiler.analysis.operators.stats:_inner_time",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     from mindinsight_profiler.pipeline import reports
     from mindinsight_profiler.store.cache import Workspace
 
+    if args.tracemalloc:
+        tracemalloc.start()
     sampler = Sampler()
     sampler.start()
     instrument(sampler, args.fork)
+    for spec in args.wrap:
+        module, _, name = spec.partition(":")
+        _wrap(sampler, importlib.import_module(module), name, name)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         reports.analyse_file(args.trace, Workspace(Path(tmp)))
