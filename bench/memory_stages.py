@@ -102,7 +102,7 @@ class Sampler(threading.Thread):
 
     def table(self) -> str:
         lines = [
-            "| stage | wall s | start MB | peak MB | end MB | +peak | +kept | traced +peak, +kept |",
+            "| stage | wall s | start MB | peak MB | end MB | +peak | +kept | traced +peak,kept |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
