@@ -14,6 +14,7 @@ Everything is computed with array operations over the whole tree at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,11 +61,19 @@ def accumulate_up(
 ) -> np.ndarray:
     """values[i] + sum over descendants, deepest first; `gate[p]` False stops the flow into p."""
     total = values.copy()
-    depth = np.zeros(len(parent), dtype=np.int64)
-    p = parent.copy()
-    while (p >= 0).any():
-        depth += p >= 0
-        p = np.where(p >= 0, parent[np.clip(p, 0, None)], -1)
+    # Depths by following only the chains still going, in int32 where positions fit: on
+    # 7 M nodes the whole-array pointer jumps held five int64 arrays (270 MB) per call.
+    index: type[np.signedinteger[Any]] = np.int32 if len(parent) < 2**31 else np.int64
+    up = parent.astype(index)
+    depth = np.zeros(len(parent), dtype=index)
+    live = np.flatnonzero(up >= 0).astype(index)
+    p = up[live]
+    while len(live):
+        depth[live] += 1
+        p = up[p]
+        going = p >= 0
+        live, p = live[going], p[going]
+    del up, live, p
     for d in range(int(depth.max(initial=0)), 0, -1):
         nodes = np.flatnonzero((depth == d) & (parent >= 0))
         if gate is not None:
