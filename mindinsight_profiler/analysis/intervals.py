@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mindinsight_profiler.util.heap import release_free_memory
+
 
 class Ranges(NamedTuple):
     """Sorted disjoint half-open ranges."""
@@ -31,6 +33,10 @@ EMPTY = Ranges(np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 def union(start: np.ndarray, end: np.ndarray) -> Ranges:
     """Merge arbitrary (possibly overlapping) ranges into a set; empty ranges vanish."""
+    return _handed_back(_union(start, end), len(start))
+
+
+def _union(start: np.ndarray, end: np.ndarray) -> Ranges:
     keep = end > start
     if not keep.all():
         start, end = start[keep], end[keep]
@@ -63,8 +69,21 @@ def union_where(start: np.ndarray, end: np.ndarray, mask: np.ndarray) -> Ranges:
     parts = []
     for lo in range(0, n, BLOCK_ROWS):
         m = mask[lo : lo + BLOCK_ROWS]
-        parts.append(union(start[lo : lo + BLOCK_ROWS][m], end[lo : lo + BLOCK_ROWS][m]))
-    return union(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]))
+        parts.append(_union(start[lo : lo + BLOCK_ROWS][m], end[lo : lo + BLOCK_ROWS][m]))
+    out = _union(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]))
+    return _handed_back(out, n)
+
+
+def _handed_back(r: Ranges, size: int) -> Ranges:
+    """`r`, once the pages its computation freed are handed back to the OS when the input
+    was large (`size` rows or ranges, `BLOCK_ROWS` or more). glibc keeps freed heap pages
+    until asked (util.heap), and after a read has grown the heap a breakdown's or ledger's
+    sequence of unions and sweeps kept each one's freed temporaries resident: twice the
+    live memory (x60 breakdown: +298 MB RSS for +128 MB of live allocations, +164 MB with
+    this)."""
+    if size >= BLOCK_ROWS:
+        release_free_memory()
+    return r
 
 
 def _groups(start: np.ndarray, end: np.ndarray, new: np.ndarray) -> Ranges:
@@ -151,7 +170,8 @@ def _combine_blocked(a: Ranges, b: Ranges, want_b: bool) -> Ranges:
             parts.append(ca)
     if not parts:
         return EMPTY
-    return Ranges(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]))
+    out = Ranges(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]))
+    return _handed_back(out, len(a) + len(b))
 
 
 def intersect(a: Ranges, b: Ranges) -> Ranges:

@@ -28,6 +28,7 @@ from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.groups import rows_by_group
+from mindinsight_profiler.util.heap import release_free_memory
 
 #: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
 MAX_SHAPE_ROWS = 500
@@ -53,6 +54,7 @@ def perf_model_section(
     device = find_device(trace.meta, user_device, on_host)
     calls = CallFigures.of(work, call_time_ns(trace, work))
     summary = summarise(trace, work, with_steps=False)
+    release_free_memory()  # the summary's trace-long temporaries, before the tables' (util.heap)
     counted = np.flatnonzero(work.status == COUNTED)
     # every call whose work is known, counted or inside a counted one (an unknown call
     # inside a counted one is INSIDE too, and has no figures)
