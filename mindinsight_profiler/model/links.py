@@ -22,6 +22,7 @@ import numpy as np
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.groups import rows_by_group
+from mindinsight_profiler.util.heap import release_free_memory
 
 #: Sparse tables are built per block of this many ranges: memory O(n + B log B), not O(n log n)
 #: (a 7 M-event trace would need 1.3 GB for one global table).
@@ -246,6 +247,7 @@ def build_links(trace: Trace) -> None:
     op_mask = is_kind(ev["kind"], OP_TREE_KINDS)
     ops = _nest(trace, op_mask)
     _nest(trace, ev["kind"] == Kind.PYTHON_FUNCTION)
+    release_free_memory()  # the sorts' pages, before the joins' (util.heap)
     _link_runtimes(trace, ops, op_mask)
     _link_device_work(trace)
 

@@ -179,7 +179,9 @@ def op_tree(trace: Trace) -> OpTree:
     local = np.full(len(ev["kind"]), -1, dtype=np.int32 if m < 2**31 else np.int64)
     local[nodes] = np.arange(m)
     merged, owner, eff_parent, step = _merge_same_name(trace, nodes, local)
+    release_free_memory()  # each step's freed pages before the next step's (util.heap)
     device_self, tc_self = _launched(trace, local, owner)
+    release_free_memory()
     alive = ~merged
     kids = np.flatnonzero(alive & (eff_parent >= 0))
     rt, rt_node = _runtime_groups(trace, nodes, local, owner)
