@@ -123,13 +123,10 @@ class _Containers:
         """`idx`: positions of the ranges in the columns `track`, `start`, `end` (which may be
         longer: the trace's own columns)."""
         self.track, self.start, self.end = track, start, end
-        small = len(start) < 2**31
-        idx = idx.astype(np.int32 if small else np.int64, copy=False)
+        idx = idx.astype(np.int32 if len(start) < 2**31 else np.int64, copy=False)
         self.t0 = int(start[idx].min()) if len(idx) else 0
         self.span = (int(end[idx].max()) - self.t0 + 2) if len(idx) else 1
         self.idx = idx[np.lexsort((idx, -end[idx], start[idx], track[idx]))]
-        if small:
-            self.idx = self.idx.astype(np.int32, copy=False)
         self.bounds = np.arange(0, len(self.idx), SWEEP)
         self.firsts = self.key(track[self.idx[self.bounds]], start[self.idx[self.bounds]])
 
