@@ -196,8 +196,11 @@ def op_tree(trace: Trace) -> OpTree:
     host_self = dur - inner_time
     tree_parent = np.where(alive, eff_parent, -1)
     del inner_time, eff_parent
+    release_free_memory()
     device_total = accumulate_up(device_self, tree_parent)
+    release_free_memory()
     tc_total = accumulate_up(tc_self, tree_parent)
+    release_free_memory()
 
     # Eligible for tensor cores: by name, by having launched one, or (for operators) by child.
     elig = trace.names_matching(is_tc_eligible_op)[nodes] | (tc_self > 0)
