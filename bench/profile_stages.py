@@ -159,8 +159,7 @@ def _report_stages(stages: Stages, trace: Any) -> dict[str, Any]:
     for section in SECTIONS:
         build = section.build
         report[section.key] = stages.time(f"section {section.key}", lambda b=build: b(inputs))
-        if section.lean:
-            release_free_memory()
+        release_free_memory()
     return report
 
 

@@ -133,10 +133,10 @@ def _build(inputs: ReportInputs, sections: list[SectionSpec]) -> dict[str, Any]:
         dropped = [n for n in SHARED if n in inputs.__dict__ and n not in later]
         for name in dropped:  # its last reader is built: hundreds of MB on a large trace
             del inputs.__dict__[name]
-        if section.lean or dropped:
-            # the pages this stage freed go back to the OS: on a trace of millions of events
-            # each stage frees hundreds of MB that would otherwise stay resident (util.heap)
-            release_free_memory()
+        # The pages this stage freed go back to the OS: on a trace of millions of events each
+        # stage frees hundreds of MB that glibc would keep resident under the next stage's
+        # own working set (util.heap).
+        release_free_memory()
     return out
 
 

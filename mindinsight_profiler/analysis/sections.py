@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import numpy as np
@@ -46,6 +46,17 @@ from mindinsight_profiler.analysis.steps.window import profiled_window
 from mindinsight_profiler.analysis.steps.window_limits import window_limit
 from mindinsight_profiler.formats.spec import FormatTag
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.heap import release_free_memory
+
+T = TypeVar("T")
+
+
+def released(value: T) -> T:
+    """`value`, once the memory its analysis freed is handed back to the OS: the section
+    that asked for it then works on top of what is live, not of freed pages glibc kept
+    (hundreds of MB on a trace of millions of events, see util.heap)."""
+    release_free_memory()
+    return value
 
 
 @dataclass
@@ -67,16 +78,16 @@ class ReportInputs:
 
     @cached_property
     def breakdown(self) -> Breakdown:
-        return step_breakdown(self.trace, self.steps)
+        return released(step_breakdown(self.trace, self.steps))
 
     @cached_property
     def tree(self) -> OpTree:
-        return self.given_tree if self.given_tree is not None else op_tree(self.trace)
+        return self.given_tree if self.given_tree is not None else released(op_tree(self.trace))
 
     @cached_property
     def work(self) -> OpWork:
         """Work of every operator call (the performance model and the ledger share it)."""
-        return op_work(self.trace)
+        return released(op_work(self.trace))
 
     @cached_property
     def first(self) -> int:
@@ -202,14 +213,12 @@ def _builtins(struct: object) -> Any:
 
 @dataclass(frozen=True)
 class SectionSpec:
-    """One report section: its key, its builder, whether to hand freed memory back to the
-    OS after building it (the heavy ones free hundreds of MB on large traces), and which
-    of the shared analyses of `ReportInputs` it reads (`SHARED`: each is dropped once the
-    last section that reads it is built)."""
+    """One report section: its key, its builder, and which of the shared analyses of
+    `ReportInputs` it reads (`SHARED`: each is dropped once the last section that reads it
+    is built)."""
 
     key: str
     build: Callable[[ReportInputs], Any]
-    lean: bool = False
     uses: frozenset[str] = frozenset()
 
 
@@ -223,27 +232,25 @@ _TREE = frozenset({"tree"})
 
 #: The analysed sections, in the report's key order (after its identity keys).
 SECTIONS: tuple[SectionSpec, ...] = (
-    SectionSpec("steps", _steps, lean=True),
-    SectionSpec("breakdown_us", _breakdown_us, lean=True, uses=frozenset({"breakdown"})),
+    SectionSpec("steps", _steps),
+    SectionSpec("breakdown_us", _breakdown_us, uses=frozenset({"breakdown"})),
     SectionSpec("breakdown_per_step_us", _breakdown_per_step_us, uses=frozenset({"breakdown"})),
     SectionSpec("ledger", _ledger, uses=frozenset({"work"})),
     SectionSpec("window", _window),
-    SectionSpec("gpu", _gpu, lean=True),
+    SectionSpec("gpu", _gpu),
     SectionSpec("npu", lambda x: npu_section(x.trace, x.steps, x.first)),
-    SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), lean=True, uses=_TREE),
-    SectionSpec("step_trace", lambda x: x.step_trace, lean=True),
+    SectionSpec("op_types", lambda x: op_types_section(x.trace, x.tree), uses=_TREE),
+    SectionSpec("step_trace", lambda x: x.step_trace),
     SectionSpec(
         "data_pipeline",
         lambda x: data_pipeline_section(x.trace, x.probe, (x.steps, x.breakdown)),
         uses=frozenset({"breakdown"}),
     ),
-    SectionSpec("memory", _memory, lean=True),
+    SectionSpec("memory", _memory),
     SectionSpec("communication", lambda x: communication_section(x.trace, x.steps.names, x.first)),
     SectionSpec("modules", lambda x: module_section(x.trace, x.tree), uses=_TREE),
     SectionSpec("operators", lambda x: x.cut(rows(operator_table(x.trace, x.tree))), uses=_TREE),
-    SectionSpec(
-        "kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), lean=True, uses=_TREE
-    ),
+    SectionSpec("kernels", lambda x: x.cut(rows(kernel_table(x.trace, x.tree))), uses=_TREE),
     SectionSpec("aicpu", lambda x: aicpu_section(x.trace)),
     SectionSpec("dynamic_shape", lambda x: dynamic_shape_section(x.trace)),
     SectionSpec(

@@ -15,15 +15,20 @@ range that does contain it, instead of aborting the whole trace.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.groups import rows_by_group
+from mindinsight_profiler.util.heap import release_free_memory
 
 #: Sparse tables are built per block of this many ranges: memory O(n + B log B), not O(n log n)
 #: (a 7 M-event trace would need 1.3 GB for one global table).
 BLOCK = 1 << 16
+#: Ranges are linked a block of this many at a time (see `_Containers`).
+SWEEP = 1 << 18
 
 
 def _covering_in(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np.ndarray:
@@ -94,47 +99,80 @@ def _nearest_covering(ends: np.ndarray, pos: np.ndarray, need: np.ndarray) -> np
     return result
 
 
+def _staircase(ends: np.ndarray) -> np.ndarray:
+    """Positions of the strict suffix maxima of `ends` (each larger than every later one):
+    the only ranges that can still be the nearest cover of anything after them."""
+    if len(ends) == 0:
+        return np.zeros(0, dtype=np.int64)
+    later = np.maximum.accumulate(ends[::-1])[::-1]
+    keep = np.append(ends[:-1] > later[1:], True)
+    return np.flatnonzero(keep)
+
+
 class _Containers:
-    """Ranges sorted by (track, start, -end) with track-offset keys for covering queries."""
+    """Ranges sorted by (track, start, -end, index), searched a block at a time.
+
+    Only the sorted order is kept at full length (int32 positions where they fit); the
+    track-offset keys of a covering query are computed per block of `SWEEP` ranges, and
+    what earlier blocks can still answer is carried as their staircase (`_staircase`): the
+    nearest earlier range covering a query is always on it. So linking millions of ranges
+    holds a few bytes per range, not the ~100 of full-length key arrays and their searches.
+    """
 
     def __init__(self, idx: np.ndarray, track: np.ndarray, start: np.ndarray, end: np.ndarray):
-        order = np.lexsort((idx, -end, start, track))
-        self.idx = idx[order]
-        self.t0 = int(start.min()) if len(start) else 0
-        span = (int(end.max()) - self.t0 + 2) if len(end) else 1
-        self.span = span
-        # Offsetting each track by `span` keeps every query inside its own track. Built in
-        # place, each temporary freed once used: millions of ranges make each ~100 MB.
-        track_key = track[order].astype(np.int64)
-        track_key *= span
-        self.start_key = start[order].astype(np.int64, copy=False)
-        self.start_key -= self.t0
-        self.start_key += track_key
-        self.end_key = end[order].astype(np.int64, copy=False)
-        del order
-        self.end_key -= self.t0
-        self.end_key += track_key
+        """`idx`: positions of the ranges in the columns `track`, `start`, `end` (which may be
+        longer: the trace's own columns)."""
+        self.track, self.start, self.end = track, start, end
+        idx = idx.astype(np.int32 if len(start) < 2**31 else np.int64, copy=False)
+        self.t0 = int(start[idx].min()) if len(idx) else 0
+        self.span = (int(end[idx].max()) - self.t0 + 2) if len(idx) else 1
+        self.idx = idx[np.lexsort((idx, -end[idx], start[idx], track[idx]))]
+        self.bounds = np.arange(0, len(self.idx), SWEEP)
+        self.firsts = self.key(track[self.idx[self.bounds]], start[self.idx[self.bounds]])
 
     def key(self, track: np.ndarray, t: np.ndarray) -> np.ndarray:
         return track.astype(np.int64) * self.span + (t - self.t0)
 
-    def parents_of_self(self) -> np.ndarray:
-        """Parent (global index or -1) of each container, in the containers' own order."""
-        n = len(self.idx)
-        # A zero-length range at its parent's end belongs to the next range, not that parent.
-        need = np.maximum(self.end_key, self.start_key + 1)
-        j = _nearest_covering(self.end_key, np.arange(n), need)
-        return np.where(j >= 0, self.idx[np.clip(j, 0, None)], -1)
+    def _blocks(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+        """Per block: (positions of its carry + its ranges, their end keys, the block's
+        start keys, the number carried), in order."""
+        carry_idx = np.zeros(0, dtype=self.idx.dtype)
+        carry_end = np.zeros(0, dtype=np.int64)
+        for lo in self.bounds.tolist():
+            idx = self.idx[lo : lo + SWEEP]
+            track = self.track[idx]
+            start_key = self.key(track, self.start[idx])
+            end_key = self.key(track, self.end[idx])
+            ext_idx = np.concatenate([carry_idx, idx])
+            ext_end = np.concatenate([carry_end, end_key])
+            yield ext_idx, ext_end, start_key, len(carry_idx)
+            keep = _staircase(ext_end)
+            carry_idx, carry_end = ext_idx[keep], ext_end[keep]
+
+    def parents_of_self(self, out: np.ndarray) -> None:
+        """Write each container's parent (position in the columns, or -1) into out[idx]."""
+        for ext_idx, ext_end, start_key, carried in self._blocks():
+            # A zero-length range at its parent's end belongs to the next range, not that parent.
+            need = np.maximum(ext_end[carried:], start_key + 1)
+            j = _nearest_covering(ext_end, np.arange(carried, len(ext_end)), need)
+            out[ext_idx[carried:]] = np.where(j >= 0, ext_idx[np.clip(j, 0, None)], -1)
 
     def enclosing(self, track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-        """Innermost container (global index or -1) covering each query range."""
+        """Innermost container (position in the columns, or -1) covering each query range."""
+        result = np.full(len(start), -1, dtype=np.int64)
         if len(self.idx) == 0:  # e.g. a device-only export: no operators to be inside
-            return np.full(len(start), -1, dtype=np.int64)
+            return result
         s = self.key(track, start)
-        e = np.maximum(self.key(track, end), s + 1)
-        pos = np.searchsorted(self.start_key, s, side="right")
-        j = _nearest_covering(self.end_key, pos, e)
-        return np.where(j >= 0, self.idx[np.clip(j, 0, None)], -1)
+        block = np.searchsorted(self.firsts, s, side="right") - 1  # -1: before every range
+        groups = rows_by_group(block, len(self.bounds))
+        for (ext_idx, ext_end, start_key, carried), q in zip(self._blocks(), groups, strict=True):
+            if len(q) == 0:
+                continue
+            e = np.maximum(self.key(track[q], end[q]), s[q] + 1)
+            pos = carried + np.searchsorted(start_key, s[q], side="right")
+            j = _nearest_covering(ext_end, pos, e)
+            result[q] = np.where(j >= 0, ext_idx[np.clip(j, 0, None)], -1)
+        return result
 
 
 def nesting_parents(track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -142,20 +180,16 @@ def nesting_parents(track: np.ndarray, start: np.ndarray, end: np.ndarray) -> np
 
     The same rule as `parent`, but over any set of ranges (the timeline nests every kind).
     """
-    idx = np.arange(len(start), dtype=np.int64)
     out = np.full(len(start), -1, dtype=np.int64)
-    if len(idx):
-        c = _Containers(idx, track, start, end)
-        out[c.idx] = c.parents_of_self()
+    if len(start):
+        _Containers(np.arange(len(start)), track, start, end).parents_of_self(out)
     return out
 
 
 def _nest(trace: Trace, mask: np.ndarray) -> _Containers:
     ev = trace.events
-    idx = np.flatnonzero(mask)
-    c = _Containers(idx, ev["track"][idx], ev["start_ns"][idx], ev["end_ns"][idx])
-    if len(idx):
-        ev["parent"][c.idx] = c.parents_of_self()
+    c = _Containers(np.flatnonzero(mask), ev["track"], ev["start_ns"], ev["end_ns"])
+    c.parents_of_self(ev["parent"])
     return c
 
 
@@ -210,6 +244,7 @@ def build_links(trace: Trace) -> None:
     op_mask = is_kind(ev["kind"], OP_TREE_KINDS)
     ops = _nest(trace, op_mask)
     _nest(trace, ev["kind"] == Kind.PYTHON_FUNCTION)
+    release_free_memory()  # the sorts' pages, before the joins' (util.heap)
     _link_runtimes(trace, ops, op_mask)
     _link_device_work(trace)
 
@@ -220,7 +255,5 @@ def innermost_enclosing(trace: Trace, containers: np.ndarray, queries: np.ndarra
     ev = trace.events
     if len(containers) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
-    c = _Containers(
-        containers, ev["track"][containers], ev["start_ns"][containers], ev["end_ns"][containers]
-    )
+    c = _Containers(containers, ev["track"], ev["start_ns"], ev["end_ns"])
     return c.enclosing(ev["track"][queries], ev["start_ns"][queries], ev["end_ns"][queries])

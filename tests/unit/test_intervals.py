@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mindinsight_profiler.analysis import intervals as iv
 
@@ -92,3 +93,50 @@ def test_covered_per_group_in_blocks_equals_one_block(monkeypatch) -> None:
         assert iv.covered_per_group(group, start, end, groups).tolist() == whole.tolist()
         monkeypatch.undo()
         assert whole.tolist() == _covered_brute(group, start, np.maximum(start, end), groups)
+
+
+@pytest.mark.parametrize("block", [1, 3, 64, 1 << 20])
+def test_union_where_equals_the_union_of_the_selected_rows(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Block edges included: blocks of one row, ranges that touch or nest across a block
+    edge, unsorted rows, empty ranges and empty blocks of the mask."""
+    rng = np.random.default_rng(block)
+    n = 500
+    start = rng.integers(0, 3_000, n)
+    end = start + rng.integers(0, 40, n) * rng.integers(0, 2, n)  # some empty
+    start[100:110], end[100:110] = np.arange(10) * 10, np.arange(1, 11) * 10  # touching chain
+    start[200], end[200] = 0, 4_000  # covers everything, in the middle of the rows
+    mask = rng.random(n) < 0.7
+    mask[300:380] = False  # blocks with nothing selected
+    monkeypatch.setattr(iv, "BLOCK_ROWS", block)
+    for m in (mask, ~mask, np.zeros(n, bool), np.ones(n, bool), np.arange(n) != 200):
+        want = iv.union(start[m], end[m])
+        got = iv.union_where(start, end, m)
+        assert np.array_equal(got.start, want.start) and np.array_equal(got.end, want.end)
+        assert got.start.dtype == want.start.dtype == np.int64
+
+
+@pytest.mark.parametrize("block", [1, 2, 5, 1 << 19])
+def test_windowed_intersect_and_subtract_equal_the_whole_sweep(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Window edges included: windows of one range, ranges spanning many windows, ranges
+    that end exactly where a window starts, windows where one set has nothing."""
+    rng = np.random.default_rng(block + 11)
+    for trial in range(40):
+        a, b = _random_ranges(rng, 30 + trial), _random_ranges(rng, 5 + 2 * trial)
+        if trial % 4 == 0:  # one long range over everything, as a step's free time
+            a = iv.Ranges(np.array([-5], np.int64), np.array([300], np.int64))
+        if trial % 4 == 1:  # b's ranges end where a's start: touching edges
+            b = iv.Ranges(a.start[1::2] - 3, a.start[1::2])
+        if trial % 4 == 2:  # a's ranges all before b's: windows where one set is empty
+            b = iv.Ranges(b.start + 1_000, b.end + 1_000)
+        whole = {"intersect": iv._combine(a, b, True), "subtract": iv._combine(a, b, False)}
+        monkeypatch.setattr(iv, "BLOCK_RANGES", block)
+        got = {"intersect": iv.intersect(a, b), "subtract": iv.subtract(a, b)}
+        monkeypatch.undo()
+        for op in whole:
+            assert np.array_equal(got[op].start, whole[op].start), (op, trial)
+            assert np.array_equal(got[op].end, whole[op].end), (op, trial)
+            assert got[op].start.dtype == np.int64

@@ -84,7 +84,7 @@ def device_timeline(ctx: Context) -> dict[str, np.ndarray]:
     work = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["device"] >= 0))
     if not len(work):
         raise Unavailable(f"needs {NEEDS_GPU}")
-    dur = (ev["end_ns"] - ev["start_ns"])[work]
+    dur = ev["end_ns"][work] - ev["start_ns"][work]
     devices = ev["device"][work]
     busiest = int(np.argmax(np.bincount(devices - devices.min(), weights=dur))) + devices.min()
     work = work[devices == busiest]

@@ -37,7 +37,7 @@ EVIDENCE_ROWS = 5
 def _device_ns(trace: Trace) -> float:
     ev = trace.events
     work = is_kind(ev["kind"], DEVICE_KINDS) & (ev["device"] >= 0)
-    return float((ev["end_ns"] - ev["start_ns"])[work].sum())
+    return float((ev["end_ns"][work] - ev["start_ns"][work]).sum())
 
 
 def _layout(ctx: Context) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def _layout(ctx: Context) -> dict[str, Any]:
     hits = np.flatnonzero(
         (ev["kind"] == Kind.KERNEL) & trace.names_matching(lambda s: _LAYOUT.search(s) is not None)
     )
-    dur = (ev["end_ns"] - ev["start_ns"])[hits].astype(np.float64)
+    dur = (ev["end_ns"][hits] - ev["start_ns"][hits]).astype(np.float64)
     names = ev["name"][hits]
     rows = []
     for code in np.unique(names).tolist():

@@ -85,5 +85,5 @@ def op_type_table_from_events(
     types = list(dict.fromkeys(per_name))
     id_of = {t: i for i, t in enumerate(types)}
     name_type = np.array([id_of[t] for t in per_name], dtype=np.int64)
-    dur = (ev["end_ns"] - ev["start_ns"])[idx]
+    dur = ev["end_ns"][idx] - ev["start_ns"][idx]
     return _aggregate(types, name_type[name_inv.ravel()], dur, np.ones(len(idx), dtype=np.int64))

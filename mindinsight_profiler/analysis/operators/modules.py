@@ -32,7 +32,7 @@ def module_section(trace: Trace, tree: OpTree) -> dict[str, Any] | None:
     local[mods] = np.arange(len(mods))
     # Parent module: the innermost other module whose range covers this one.
     parent = nesting_parents(ev["track"][mods], ev["start_ns"][mods], ev["end_ns"][mods])
-    dur = (ev["end_ns"] - ev["start_ns"])[mods].astype(np.float64)
+    dur = (ev["end_ns"][mods] - ev["start_ns"][mods]).astype(np.float64)
     child = np.bincount(parent[parent >= 0], weights=dur[parent >= 0], minlength=len(mods))
     rows = np.flatnonzero(tree.is_row)
     owner = innermost_enclosing(trace, mods, tree.index[rows])

@@ -40,7 +40,7 @@ def op_type_statistics(trace: Trace) -> Table | None:
     event = event[ok]
     type_code = kd["op_type"][ok].astype(np.int64)
     core_code = kd["core_type"][ok].astype(np.int64)
-    dur = (ev["end_ns"] - ev["start_ns"])[event]
+    dur = ev["end_ns"][event] - ev["start_ns"][event]
     pairs = np.stack([type_code, core_code], axis=1)
     uniq, inv = np.unique(pairs, axis=0, return_inverse=True) if len(pairs) else (pairs, event)
     inv = inv.ravel()

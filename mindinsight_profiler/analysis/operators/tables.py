@@ -144,7 +144,7 @@ def kernel_table(trace: Trace, tree: OpTree | None = None, group_by: str = "name
         keys += [op_name, ev["grid"][k], ev["block"][k], ev["regs"][k], ev["smem"][k]]
     first, inv = _group(keys)
     g = len(first)
-    dur = (ev["end_ns"] - ev["start_ns"])[k].astype(np.float64)
+    dur = (ev["end_ns"][k] - ev["start_ns"][k]).astype(np.float64)
     total = _sum(inv, dur, g)
     calls = np.bincount(inv, minlength=g)
     mins = np.full(g, np.inf)

@@ -39,11 +39,11 @@ def call_time_ns(trace: Trace, work: OpWork) -> np.ndarray:
     """Per row of `work`: its time in ns (see the module doc), inclusive of nested calls."""
     ev = trace.events
     if not has_device_work(trace):
-        return (ev["end_ns"] - ev["start_ns"])[work.event].astype(np.int64)
+        return (ev["end_ns"][work.event] - ev["start_ns"][work.event]).astype(np.int64)
     dev = compute_device_events(trace)
     op = launching_ops(trace, dev)
     keep = op >= 0
-    dur = (ev["end_ns"] - ev["start_ns"])[dev][keep].astype(np.float64)
+    dur = (ev["end_ns"][dev] - ev["start_ns"][dev])[keep].astype(np.float64)
     node = op[keep]
     acc = np.zeros(len(ev["kind"]), dtype=np.float64)
     # carry every kernel's time up its launcher's ancestors: one pass per nesting level

@@ -59,7 +59,7 @@ def kernel_rows(
     kernels, owner = kernels[alone], owner[alone]
     ev = trace.events
     names = ev["name"][kernels].astype(np.int64)
-    dur = (ev["end_ns"] - ev["start_ns"])[kernels].astype(np.float64)
+    dur = (ev["end_ns"][kernels] - ev["start_ns"][kernels]).astype(np.float64)
     out = []
     for code in np.unique(names).tolist():
         mine = np.flatnonzero(names == code)

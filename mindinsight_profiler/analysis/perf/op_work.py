@@ -36,6 +36,7 @@ from mindinsight_profiler.analysis.perf.flops import WorkModel
 from mindinsight_profiler.analysis.perf.ops_conv import ConvShapes, backward_shapes
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, Kind, is_kind
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.util.groups import unique_inverse
 
 STATUSES = ("counted", "inside", "no_work", "unknown")
 COUNTED, INSIDE, NO_WORK, UNKNOWN = range(4)
@@ -71,18 +72,24 @@ class OpWork:
 
 def _distinct_calls(trace: Trace, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(first row of each distinct call, distinct index per row): by name, input shapes,
-    input types and concrete inputs, combined two columns at a time (no row sort)."""
+    input types and concrete inputs, combined two columns at a time (no row sort where the
+    codes' span is small: `util.groups.unique_inverse`), each pair's columns freed first."""
     ev = trace.events
-    cols = [
-        ev[c][rows].astype(np.int64) + 1
-        for c in ("name", "input_dims", "input_types", "concrete_inputs")
-    ]
-    _, a = np.unique(cols[0] * (int(cols[1].max(initial=0)) + 1) + cols[1], return_inverse=True)
-    _, b = np.unique(cols[2] * (int(cols[3].max(initial=0)) + 1) + cols[3], return_inverse=True)
-    _, first, inverse = np.unique(
-        a.ravel() * (int(b.max(initial=0)) + 1) + b.ravel(), return_index=True, return_inverse=True
-    )
-    return first, inverse.ravel()
+
+    def pair(left: str, right: str) -> np.ndarray:
+        a = ev[left][rows].astype(np.int64) + 1
+        b = ev[right][rows].astype(np.int64) + 1
+        a *= int(b.max(initial=0)) + 1
+        a += b
+        del b
+        return unique_inverse(a)[1]
+
+    a = pair("name", "input_dims")
+    b = pair("input_types", "concrete_inputs")
+    a *= int(b.max(initial=0)) + 1
+    a += b
+    del b
+    return unique_inverse(a)
 
 
 def _text(trace: Trace, code: int) -> str:

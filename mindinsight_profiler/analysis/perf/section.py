@@ -28,6 +28,7 @@ from mindinsight_profiler.analysis.steps.boundaries import Steps
 from mindinsight_profiler.analysis.steps.covered import steps_covered
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.util.groups import rows_by_group
+from mindinsight_profiler.util.heap import release_free_memory
 
 #: Rows of `shapes` and `unknown` kept (most time first); `shape_count` says how many there were.
 MAX_SHAPE_ROWS = 500
@@ -52,13 +53,16 @@ def perf_model_section(
     on_host = not has_device_work(trace)
     device = find_device(trace.meta, user_device, on_host)
     calls = CallFigures.of(work, call_time_ns(trace, work))
+    release_free_memory()  # each part's freed pages before the next part's (util.heap)
     summary = summarise(trace, work, with_steps=False)
+    release_free_memory()
     counted = np.flatnonzero(work.status == COUNTED)
     # every call whose work is known, counted or inside a counted one (an unknown call
     # inside a counted one is INSIDE too, and has no figures)
     known = np.flatnonzero(work.known()[work.result]) if len(work.results) else counted
     shapes = grouped_rows(trace, work, calls, counted, True, device)
     step_rows = _steps(trace, work, calls, steps, device)
+    release_free_memory()
     base_ns = summary.host_self_ns if on_host else summary.device_ns
     unavailable = _unavailable(device, shapes)
     return {

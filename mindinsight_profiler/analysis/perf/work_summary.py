@@ -146,11 +146,17 @@ def _host_self(trace: Trace, work: OpWork) -> tuple[int, int]:
     """(operator host self time, the covered part), ns."""
     ev = trace.events
     tree = np.flatnonzero(is_kind(ev["kind"], OP_TREE_KINDS))
-    dur = ev["end_ns"] - ev["start_ns"]
+    dur = ev["end_ns"][tree] - ev["start_ns"][tree]
+    # Sized by the tree, not the trace (two int64 arrays of 13 M events): children's time
+    # by their parent's position in `tree` (only tree parents matter: the calls are tree
+    # ranges; a reader that gave another parent is ignored, as a trace-wide table would).
     parent = ev["parent"][tree]
-    has = parent >= 0
-    child_time = np.bincount(parent[has], weights=dur[tree][has], minlength=len(ev["kind"]))
-    self_ns = np.maximum(dur[work.event] - child_time[work.event].astype(np.int64), 0)
+    pos = np.clip(np.searchsorted(tree, parent), 0, max(len(tree) - 1, 0))
+    has = (parent >= 0) & (tree[pos] == parent)
+    child_time = np.bincount(pos[has], weights=dur[has], minlength=len(tree))
+    del parent, pos, has
+    at = np.searchsorted(tree, work.event)  # operator calls (Kind.CPU_OP) are tree ranges
+    self_ns = np.maximum(dur[at] - child_time[at].astype(np.int64), 0)
     covered = _covered(trace, work, work.event)
     return int(self_ns.sum()), int(self_ns[covered].sum())
 
@@ -160,7 +166,7 @@ def _device(trace: Trace, work: OpWork) -> tuple[int, int, int, dict[str, int]]:
     launched it)."""
     ev = trace.events
     dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS))
-    dur = (ev["end_ns"] - ev["start_ns"])[dev]
+    dur = ev["end_ns"][dev] - ev["start_ns"][dev]
     comm = int(dur[comm_kernel_mask(trace)[dev]].sum())
     op = launching_ops(trace, dev)
     has_op = op >= 0

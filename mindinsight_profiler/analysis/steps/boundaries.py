@@ -61,18 +61,23 @@ def host_steps(trace: Trace) -> tuple[list[str], np.ndarray, np.ndarray, bool]:
     return ["0"], lo, hi, False
 
 
-def _device_extent_per_runtime(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every event index: first start, last end and count of device work it launched."""
+def _device_extent_per_runtime(
+    trace: Trace, rt: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each runtime call of `rt` (sorted event indices): first start, last end and count
+    of the device work it launched. Sized by the calls, not the trace (13 M events: three
+    int64 arrays of the trace's length were 320 MB)."""
     ev = trace.events
-    n = len(ev["kind"])
     dev = np.flatnonzero(is_kind(ev["kind"], DEVICE_KINDS) & (ev["caller"] >= 0))
-    first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    last = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
-    count = np.zeros(n, dtype=np.int64)
     callers = ev["caller"][dev]
-    np.minimum.at(first, callers, ev["start_ns"][dev])
-    np.maximum.at(last, callers, ev["end_ns"][dev])
-    np.add.at(count, callers, 1)
+    pos = np.clip(np.searchsorted(rt, callers), 0, len(rt) - 1)
+    mine = rt[pos] == callers
+    dev, pos = dev[mine], pos[mine]
+    first = np.full(len(rt), np.iinfo(np.int64).max, dtype=np.int64)
+    last = np.full(len(rt), np.iinfo(np.int64).min, dtype=np.int64)
+    np.minimum.at(first, pos, ev["start_ns"][dev])
+    np.maximum.at(last, pos, ev["end_ns"][dev])
+    count = np.bincount(pos, minlength=len(rt)).astype(np.int64)
     return first, last, count
 
 
@@ -85,19 +90,20 @@ def find_steps(trace: Trace) -> Steps:
     rt = np.flatnonzero(ev["kind"] == Kind.RUNTIME)
     if n == 0 or len(rt) == 0:
         return Steps(names, start, end, host_start, host_end, real)
-    first, last, count = _device_extent_per_runtime(trace)
+    first, last, count = _device_extent_per_runtime(trace, rt)
     # The step each runtime call lies in, entirely (calls straddling a boundary launch for none).
     i = np.searchsorted(host_start, ev["start_ns"][rt], side="right") - 1
     ic = np.clip(i, 0, n - 1)
-    inside = (i >= 0) & (ev["end_ns"][rt] <= host_end[ic]) & (count[rt] > 0)
+    inside = (i >= 0) & (ev["end_ns"][rt] <= host_end[ic]) & (count > 0)
     step_of = ic[inside]
     rts = rt[inside]
+    first, last, count = first[inside], last[inside], count[inside]
     dev_first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     dev_last = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
     matched = np.zeros(n, dtype=np.int64)
-    np.minimum.at(dev_first, step_of, first[rts])
-    np.maximum.at(dev_last, step_of, last[rts])
-    np.add.at(matched, step_of, count[rts])
+    np.minimum.at(dev_first, step_of, first)
+    np.maximum.at(dev_last, step_of, last)
+    np.add.at(matched, step_of, count)
     if matched.sum() == 0:
         return Steps(names, start, end, host_start, host_end, real)
 

@@ -30,6 +30,7 @@ timeline that covers some steps only) takes its parts from the step trace's poin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ from mindinsight_profiler.analysis.perf.kernel_rows import kernel_owners
 from mindinsight_profiler.analysis.perf.op_work import OpWork
 from mindinsight_profiler.analysis.perf.perf_rows import category_codes
 from mindinsight_profiler.analysis.steps.boundaries import Steps
-from mindinsight_profiler.analysis.steps.breakdown import category_ranges
+from mindinsight_profiler.analysis.steps.breakdown import category_masks, covered
 from mindinsight_profiler.analysis.steps.step_trace_ledger import step_trace_parts
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
@@ -68,30 +69,29 @@ class Ledger:
     source: str = "events"
 
 
-def _sync_ranges(trace: Trace) -> iv.Ranges:
+def _sync_mask(trace: Trace) -> np.ndarray:
     ev = trace.events
     blocking = trace.names_matching(is_blocking_call) & (ev["kind"] == Kind.RUNTIME)
     blocking |= trace.names_matching(lambda s: s in _BLOCKING_OPS) & (ev["kind"] == Kind.CPU_OP)
     blocking |= sync_copy_launches(trace)
-    return iv.union(ev["start_ns"][blocking], ev["end_ns"][blocking])
+    return blocking
 
 
-def part_ranges(trace: Trace) -> dict[str, iv.Ranges]:
-    """The time each part covers, before priorities are applied (untracked: the rest)."""
-    cat = category_ranges(trace)
-    copies = iv.union(
-        np.concatenate([cat["memcpy"][0], cat["memset"][0]]),
-        np.concatenate([cat["memcpy"][1], cat["memset"][1]]),
-    )
-    return {
+def part_ranges(trace: Trace) -> Iterator[tuple[str, iv.Ranges]]:
+    """The time each part covers, before priorities are applied (untracked: the rest), in
+    PARTS' order, one at a time (each part's working set is freed before the next)."""
+    cat = category_masks(trace)
+    masks = {
         "device_compute": cat["kernel"],
-        "exposed_copies": copies,
+        "exposed_copies": lambda: cat["memcpy"]() | cat["memset"](),
         "exposed_communication": cat["communication"],
         "data_wait": cat["dataloader"],
-        "sync_wait": _sync_ranges(trace),
+        "sync_wait": lambda: _sync_mask(trace),
         "host_launch": cat["runtime"],
         "host_compute": cat["cpu_exec"],
     }
+    for part, mask in masks.items():
+        yield part, covered(trace, mask())
 
 
 def _compute_ranges(trace: Trace, work: OpWork) -> list[iv.Ranges]:
@@ -116,7 +116,7 @@ def step_ledger(trace: Trace, steps: Steps, work: OpWork) -> Ledger:
     if n == 0:
         return Ledger(out, compute)
     free = iv.union(steps.start_ns, steps.end_ns)
-    for j, ranges in enumerate(part_ranges(trace).values()):
+    for j, (_, ranges) in enumerate(part_ranges(trace)):
         claimed = iv.intersect(free, ranges)
         out[:, j] = iv.overlap_per_window(claimed, steps.start_ns, steps.end_ns)
         free = iv.subtract(free, claimed)

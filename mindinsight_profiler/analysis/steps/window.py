@@ -79,7 +79,7 @@ def _first_of_each_name(trace: Trace, events: np.ndarray) -> np.ndarray:
 def _init_events(trace: Trace) -> np.ndarray:
     ev = trace.events
     runtime = np.flatnonzero(ev["kind"] == Kind.RUNTIME)
-    long = runtime[(ev["end_ns"] - ev["start_ns"])[runtime] >= MIN_INIT_NS]
+    long = runtime[(ev["end_ns"][runtime] - ev["start_ns"][runtime]) >= MIN_INIT_NS]
     if not len(long):
         return long
     first_call = set(_first_of_each_name(trace, runtime).tolist())
