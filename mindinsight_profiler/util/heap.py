@@ -57,10 +57,40 @@ _tasks = 0
 _tasks_lock = threading.Lock()
 
 
-def release_free_memory() -> None:
-    """Return freed heap pages to the OS (milliseconds; call after freeing much memory)."""
-    if _TRIM is not None:
-        _TRIM(0)
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost",
+    )]  # fmt: skip
+
+
+def _mallinfo2() -> Callable[[], _MallInfo2] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        fn = libc.mallinfo2  # glibc 2.33 and later
+    except (OSError, AttributeError):  # pragma: no cover - not glibc, or an older one
+        return None
+    fn.argtypes = []
+    fn.restype = _MallInfo2
+    return fn
+
+
+_MALLINFO2 = _mallinfo2()
+#: Free heap below this is left as it is: a trim costs milliseconds (its pages are given
+#: back and, when the next stage allocates, faulted in again), which on a trace of a
+#: million events added up to 0.07 s of a 1.8 s analysis for nothing worth keeping.
+MIN_FREE_TO_TRIM = 64 << 20
+
+
+def release_free_memory(force: bool = False) -> None:
+    """Return freed heap pages to the OS (call after freeing much memory). Nothing happens
+    when less than MIN_FREE_TO_TRIM bytes of the heap are free, unless `force` (a task's
+    end: the worker gives back all it can before it idles)."""
+    if _TRIM is None:
+        return
+    if not force and _MALLINFO2 is not None and _MALLINFO2().fordblks < MIN_FREE_TO_TRIM:
+        return
+    _TRIM(0)
 
 
 def fixed_thresholds(environ: dict[str, str] | os._Environ[str]) -> dict[int, int]:
@@ -100,7 +130,7 @@ def task_heap() -> Iterator[None]:
         with _tasks_lock:
             _tasks -= 1
             if _tasks == 0:
-                release_free_memory()
+                release_free_memory(force=True)
                 defaults = {M_TRIM_THRESHOLD: DEFAULT_TRIM_THRESHOLD,
                             M_MMAP_THRESHOLD: DEFAULT_MMAP_THRESHOLD}  # fmt: skip
                 _set({**defaults, **fixed})

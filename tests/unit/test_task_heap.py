@@ -91,3 +91,33 @@ def test_fixed_thresholds_reads_what_glibc_reads() -> None:
     assert fixed_thresholds({}) == {}
     assert fixed_thresholds({"MALLOC_TRIM_THRESHOLD_": "65536"}) == {M_TRIM_THRESHOLD: 65536}
     assert fixed_thresholds({"MALLOC_TRIM_THRESHOLD_": "lots", "OTHER": "1"}) == {}
+
+
+def test_release_trims_only_a_large_free_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trim gives pages back that the next stage faults in again: worth it only when much
+    is free (on a trace of a million events the small trims cost 0.07 s of 1.8 s)."""
+    trims: list[int] = []
+    monkeypatch.setattr(heap, "_TRIM", lambda pad: trims.append(pad) or 1)
+    free = {"bytes": heap.MIN_FREE_TO_TRIM - 1}
+
+    class Info:
+        @property
+        def fordblks(self) -> int:
+            return free["bytes"]
+
+    monkeypatch.setattr(heap, "_MALLINFO2", Info)
+    heap.release_free_memory()
+    assert trims == []
+    free["bytes"] = heap.MIN_FREE_TO_TRIM
+    heap.release_free_memory()
+    assert trims == [0]
+    monkeypatch.setattr(heap, "_MALLINFO2", None)  # no mallinfo2 (older glibc): always trim
+    heap.release_free_memory()
+    assert trims == [0, 0]
+
+
+def test_mallinfo2_reads_this_heap() -> None:
+    if heap._MALLINFO2 is None:
+        pytest.skip("not glibc 2.33 or later")
+    info = heap._MALLINFO2()
+    assert info.arena > 0 and info.fordblks <= info.arena
