@@ -582,7 +582,10 @@ static int stream_text(Str t, int64_t *out) {
 /* as_int of an int: ids below -1 keep their low 63 bits. */
 static inline int64_t as_int(int64_t v) { return v < -1 ? (int64_t)((uint64_t)v & (uint64_t)INT64_MAX) : v; }
 
-static int args(P *s, Ev *e) {
+typedef int (*Member)(P *s, Str k, Ev *e);
+
+/* The members of an object at s->p: each value is handed to `member` with its key. */
+static int object(P *s, Member member, Ev *e) {
     if (s->p >= s->end || *s->p != '{') return -1;
     s->p++;
     ws(s);
@@ -594,50 +597,55 @@ static int args(P *s, Ev *e) {
         if (s->p >= s->end || *s->p != ':') return -1;
         s->p++;
         ws(s);
-        int r;
-        if (KEY("External id")) r = int_field(s, &e->ext_id);
-        else if (KEY("external id")) r = int_field(s, &e->ext_id_lc);
-        else if (KEY("correlation")) r = int_field(s, &e->corr);
-        else if (KEY("device")) r = int_field(s, &e->device);
-        else if (KEY("stream")) {
-            if (s->p < s->end && *s->p == '"') {
-                Str t = {0};
-                r = string(s, &t);
-                if (r == 0) r = stream_text(t, &e->stream);
-            } else {
-                r = int_field(s, &e->stream);
-            }
-            if (r == 0) e->stream = as_int(e->stream);
-        }
-        else if (KEY("grid")) r = raw(s, &e->grid);
-        else if (KEY("block")) r = raw(s, &e->block);
-        else if (KEY("registers per thread")) r = int_field(s, &e->regs);
-        else if (KEY("shared memory")) r = int_field(s, &e->smem);
-        else if (KEY("blocks per SM")) r = float_field(s, &e->bps);
-        else if (KEY("est. achieved occupancy %")) r = float_field(s, &e->occ);
-        else if (KEY("Input Dims")) r = raw(s, &e->input_dims);
-        else if (KEY("Input type")) r = raw(s, &e->input_types);
-        else if (KEY("Concrete Inputs")) r = raw(s, &e->concrete_inputs);
-        else if (KEY("Call stack")) r = raw(s, &e->call_stack);
-        else if (KEY("In msg nelems")) r = raw(s, &e->msg_nelems);
-        else if (KEY("dtype")) r = raw(s, &e->msg_dtype);
-        else if (KEY("Group size")) r = raw(s, &e->group_size);
-        else if (KEY("Addr")) r = int_field(s, &e->addr);
-        else if (KEY("Bytes")) r = int_field(s, &e->nbytes);
-        else if (KEY("Total Allocated")) r = int_field(s, &e->total_allocated);
-        else if (KEY("Total Reserved")) r = int_field(s, &e->total_reserved);
-        else if (KEY("Device Type")) r = int_field(s, &e->device_type);
-        else if (KEY("Device Id")) r = int_field(s, &e->device_id);
-        else if (KEY("name")) r = str_field(s, &e->arg_name);
-        else if (KEY("labels")) r = str_field(s, &e->labels);
-        else r = value(s, 2);
-        if (r < 0) return -1;
+        if (member(s, k, e) < 0) return -1;
         ws(s);
         if (s->p >= s->end) return -1;
         if (*s->p == ',') { s->p++; ws(s); continue; }
         if (*s->p == '}') { s->p++; return 0; }
         return -1;
     }
+}
+
+/* One member of `args`. */
+static int arg_member(P *s, Str k, Ev *e) {
+    int r;
+    if (KEY("External id")) r = int_field(s, &e->ext_id);
+    else if (KEY("external id")) r = int_field(s, &e->ext_id_lc);
+    else if (KEY("correlation")) r = int_field(s, &e->corr);
+    else if (KEY("device")) r = int_field(s, &e->device);
+    else if (KEY("stream")) {
+        if (s->p < s->end && *s->p == '"') {
+            Str t = {0};
+            r = string(s, &t);
+            if (r == 0) r = stream_text(t, &e->stream);
+        } else {
+            r = int_field(s, &e->stream);
+        }
+        if (r == 0) e->stream = as_int(e->stream);
+    }
+    else if (KEY("grid")) r = raw(s, &e->grid);
+    else if (KEY("block")) r = raw(s, &e->block);
+    else if (KEY("registers per thread")) r = int_field(s, &e->regs);
+    else if (KEY("shared memory")) r = int_field(s, &e->smem);
+    else if (KEY("blocks per SM")) r = float_field(s, &e->bps);
+    else if (KEY("est. achieved occupancy %")) r = float_field(s, &e->occ);
+    else if (KEY("Input Dims")) r = raw(s, &e->input_dims);
+    else if (KEY("Input type")) r = raw(s, &e->input_types);
+    else if (KEY("Concrete Inputs")) r = raw(s, &e->concrete_inputs);
+    else if (KEY("Call stack")) r = raw(s, &e->call_stack);
+    else if (KEY("In msg nelems")) r = raw(s, &e->msg_nelems);
+    else if (KEY("dtype")) r = raw(s, &e->msg_dtype);
+    else if (KEY("Group size")) r = raw(s, &e->group_size);
+    else if (KEY("Addr")) r = int_field(s, &e->addr);
+    else if (KEY("Bytes")) r = int_field(s, &e->nbytes);
+    else if (KEY("Total Allocated")) r = int_field(s, &e->total_allocated);
+    else if (KEY("Total Reserved")) r = int_field(s, &e->total_reserved);
+    else if (KEY("Device Type")) r = int_field(s, &e->device_type);
+    else if (KEY("Device Id")) r = int_field(s, &e->device_id);
+    else if (KEY("name")) r = str_field(s, &e->arg_name);
+    else if (KEY("labels")) r = str_field(s, &e->labels);
+    else r = value(s, 2);
+    return r;
 }
 
 static const Ev EV_DEFAULT = {
@@ -655,60 +663,48 @@ static void reset_args(Ev *e) {
     *e = d;
 }
 
-static int event(P *s, Ev *e) {
-    *e = EV_DEFAULT;
-    if (s->p >= s->end || *s->p != '{') return -1;
-    s->p++;
-    ws(s);
-    if (s->p < s->end && *s->p == '}') { s->p++; return 0; }
-    for (;;) {
-        Str k = {0};
-        if (str_field(s, &k) < 0) return -1;
-        ws(s);
-        if (s->p >= s->end || *s->p != ':') return -1;
-        s->p++;
-        ws(s);
-        int r;
-        if (KEY("ph")) r = str_field(s, &e->ph);
-        else if (KEY("cat")) r = str_field(s, &e->cat);
-        else if (KEY("name")) r = str_field(s, &e->name);
-        else if (KEY("pid")) r = id_field(s, &e->pid);
-        else if (KEY("tid")) r = id_field(s, &e->tid);
-        else if (KEY("ts")) {
-            Num num;
-            r = -1;
-            if (s->p < s->end && (*s->p == '-' || is_digit(*s->p)) && number(s, &num) == 0) {
-                r = 0;
-                e->ts_kind = 2;
-                if (num.is_int) {
-                    if (num.fits && num.value >= 0 && num.value <= (INT64_C(1) << 62) / 1000) {
-                        e->ts_ns = num.value * 1000;
-                        e->ts_kind = 1;
-                    }
-                } else if (float_us_to_ns(&num, &e->ts_ns) == 0 &&
-                           e->ts_ns <= (INT64_C(1) << 62)) {
+/* One member of an event. */
+static int event_member(P *s, Str k, Ev *e) {
+    int r;
+    if (KEY("ph")) r = str_field(s, &e->ph);
+    else if (KEY("cat")) r = str_field(s, &e->cat);
+    else if (KEY("name")) r = str_field(s, &e->name);
+    else if (KEY("pid")) r = id_field(s, &e->pid);
+    else if (KEY("tid")) r = id_field(s, &e->tid);
+    else if (KEY("ts")) {
+        Num num;
+        r = -1;
+        if (s->p < s->end && (*s->p == '-' || is_digit(*s->p)) && number(s, &num) == 0) {
+            r = 0;
+            e->ts_kind = 2;
+            if (num.is_int) {
+                if (num.fits && num.value >= 0 && num.value <= (INT64_C(1) << 62) / 1000) {
+                    e->ts_ns = num.value * 1000;
                     e->ts_kind = 1;
                 }
+            } else if (float_us_to_ns(&num, &e->ts_ns) == 0 &&
+                       e->ts_ns <= (INT64_C(1) << 62)) {
+                e->ts_kind = 1;
             }
         }
-        else if (KEY("dur")) r = float_field(s, &e->dur);
-        else if (KEY("id")) {
-            if (s->p < s->end && *s->p == 'n') { r = literal(s, "null", 4); e->id_kind = 0; }
-            else if (s->p < s->end && *s->p == '"') {
-                Str t = {0};
-                r = string(s, &t);
-                e->id_kind = 2;
-            } else { r = int_field(s, &e->id); e->id_kind = 1; }
-        }
-        else if (KEY("args")) { reset_args(e); r = args(s, e); }
-        else r = value(s, 1);
-        if (r < 0) return -1;
-        ws(s);
-        if (s->p >= s->end) return -1;
-        if (*s->p == ',') { s->p++; ws(s); continue; }
-        if (*s->p == '}') { s->p++; return 0; }
-        return -1;
     }
+    else if (KEY("dur")) r = float_field(s, &e->dur);
+    else if (KEY("id")) {
+        if (s->p < s->end && *s->p == 'n') { r = literal(s, "null", 4); e->id_kind = 0; }
+        else if (s->p < s->end && *s->p == '"') {
+            Str t = {0};
+            r = string(s, &t);
+            e->id_kind = 2;
+        } else { r = int_field(s, &e->id); e->id_kind = 1; }
+    }
+    else if (KEY("args")) { reset_args(e); r = object(s, arg_member, e); }
+    else r = value(s, 1);
+    return r;
+}
+
+static int event(P *s, Ev *e) {
+    *e = EV_DEFAULT;
+    return object(s, event_member, e);
 }
 
 /* ---------- columns ---------- */
