@@ -775,18 +775,11 @@ static PyObject *track_codes(Interner *in, const EvVec *evs) {
     return col;
 }
 
-static PyObject *ts_column(const EvVec *evs) {
-    int64_t *out;
-    PyObject *col = column(evs->n, 8, (void **)&out);
-    if (col)
-        for (Py_ssize_t i = 0; i < evs->n; i++) out[i] = evs->a[i].ts_ns;
-    return col;
-}
-
-#define INT_COLUMN(fn, expr)                                             \
+/* A column of one value per event: `expr` of each `e`. */
+#define COLUMN(fn, T, expr)                                              \
     static PyObject *fn(const EvVec *evs) {                              \
-        int64_t *out;                                                    \
-        PyObject *col = column(evs->n, 8, (void **)&out);                \
+        T *out;                                                          \
+        PyObject *col = column(evs->n, sizeof(T), (void **)&out);        \
         if (col)                                                         \
             for (Py_ssize_t i = 0; i < evs->n; i++) {                    \
                 const Ev *e = &evs->a[i];                                \
@@ -794,34 +787,23 @@ static PyObject *ts_column(const EvVec *evs) {
             }                                                            \
         return col;                                                      \
     }
-INT_COLUMN(col_ext_id, e->ext_id >= 0 ? e->ext_id : e->ext_id_lc)
-INT_COLUMN(col_corr, e->corr)
-INT_COLUMN(col_device, e->device)
-INT_COLUMN(col_stream, e->stream)
-INT_COLUMN(col_regs, e->regs)
-INT_COLUMN(col_smem, e->smem)
-INT_COLUMN(col_addr, e->addr)
-INT_COLUMN(col_nbytes, e->nbytes)
-INT_COLUMN(col_total_allocated, e->total_allocated)
-INT_COLUMN(col_total_reserved, e->total_reserved)
-INT_COLUMN(col_device_type, e->device_type)
-INT_COLUMN(col_device_id, e->device_id)
-INT_COLUMN(col_flow_id, e->id_kind == 1 ? e->id : -1)
-
-#define FLOAT_COLUMN(fn, expr)                                           \
-    static PyObject *fn(const EvVec *evs) {                              \
-        double *out;                                                     \
-        PyObject *col = column(evs->n, 8, (void **)&out);                \
-        if (col)                                                         \
-            for (Py_ssize_t i = 0; i < evs->n; i++) {                    \
-                const Ev *e = &evs->a[i];                                \
-                out[i] = (expr);                                         \
-            }                                                            \
-        return col;                                                      \
-    }
-FLOAT_COLUMN(col_dur, e->dur)
-FLOAT_COLUMN(col_bps, e->bps)
-FLOAT_COLUMN(col_occ, e->occ)
+COLUMN(ts_column, int64_t, e->ts_ns)
+COLUMN(col_ext_id, int64_t, e->ext_id >= 0 ? e->ext_id : e->ext_id_lc)
+COLUMN(col_corr, int64_t, e->corr)
+COLUMN(col_device, int64_t, e->device)
+COLUMN(col_stream, int64_t, e->stream)
+COLUMN(col_regs, int64_t, e->regs)
+COLUMN(col_smem, int64_t, e->smem)
+COLUMN(col_addr, int64_t, e->addr)
+COLUMN(col_nbytes, int64_t, e->nbytes)
+COLUMN(col_total_allocated, int64_t, e->total_allocated)
+COLUMN(col_total_reserved, int64_t, e->total_reserved)
+COLUMN(col_device_type, int64_t, e->device_type)
+COLUMN(col_device_id, int64_t, e->device_id)
+COLUMN(col_flow_id, int64_t, e->id_kind == 1 ? e->id : -1)
+COLUMN(col_dur, double, e->dur)
+COLUMN(col_bps, double, e->bps)
+COLUMN(col_occ, double, e->occ)
 
 /* `[nelems, dtype, group size]` codes of the events with a collective's message size. */
 static PyObject *comm_codes(Interner *in, const EvVec *evs) {
