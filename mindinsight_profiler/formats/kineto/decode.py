@@ -1,4 +1,8 @@
-"""Typed decoding of Kineto trace events into numpy column batches.
+"""Typed decoding of Kineto trace events into numpy column batches: the Python path.
+
+`decode_batch` hands each chunk to the native scanner first (`kineto.native`), which gives
+the same batch several times faster or declines the chunk; this module is the reference
+that reads what it declines.
 
 msgspec decodes each chunk of events into small structs (`kineto.events`); one pass per
 column then builds numpy arrays, each a C-level `map` chain over the structs (a Python loop

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.formats.event_times import BadTimes
-from mindinsight_profiler.formats.kineto.decode import Batch
+from mindinsight_profiler.formats.kineto.batch import Batch
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import EVENT_COLUMNS, FLOW_COLUMNS, MEMORY_COLUMNS
 from mindinsight_profiler.util.heap import release_free_memory
