@@ -76,10 +76,13 @@ def _mallinfo2() -> Callable[[], _MallInfo2] | None:
 
 
 _MALLINFO2 = _mallinfo2()
-#: Free heap below this is left as it is: a trim costs milliseconds (its pages are given
-#: back and, when the next stage allocates, faulted in again), which on a trace of a
-#: million events added up to 0.07 s of a 1.8 s analysis for nothing worth keeping.
-MIN_FREE_TO_TRIM = 64 << 20
+#: Free heap below this is left as it is. A trim hands pages back that the next stage faults
+#: in again: worth it when a stage of a large trace has freed hundreds of MB (the 10 GB
+#: trace's peak), not for smaller ones. At 64 MB, the trims of x3 ranks (227k events) cost
+#: Dask's workers, whose heap keeps 64 MiB free during a task (`task_heap`), 20 % more CPU:
+#: 64 ranks took 18.5-19.1 s against 16.1 s at 256 MB (the pool: 14.0 s); the x300 peak
+#: moved from 2,905 to 2,934 MB and a cold x15 got no slower (1.69-1.76 s).
+MIN_FREE_TO_TRIM = 256 << 20
 
 
 def release_free_memory(force: bool = False) -> None:
