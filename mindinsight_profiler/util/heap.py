@@ -27,6 +27,7 @@ import ctypes.util
 import os
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 #: mallopt parameters (glibc malloc.h).
 M_TRIM_THRESHOLD = -1
@@ -40,14 +41,17 @@ TASK_TRIM_THRESHOLD = 64 << 20
 FIXED_BY = {"MALLOC_TRIM_THRESHOLD_": M_TRIM_THRESHOLD, "MALLOC_MMAP_THRESHOLD_": M_MMAP_THRESHOLD}
 
 
-def _libc_function(name: str, *argtypes: type) -> Callable[..., int] | None:
+def _libc_function(
+    name: str, *argtypes: type, restype: type = ctypes.c_int
+) -> Callable[..., Any] | None:
+    """The C library's function `name`, or None where it has none (not glibc, or older)."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         fn = getattr(libc, name)
     except (OSError, AttributeError):  # pragma: no cover - not glibc
         return None
     fn.argtypes = list(argtypes)
-    fn.restype = ctypes.c_int
+    fn.restype = restype
     return fn
 
 
@@ -64,18 +68,7 @@ class _MallInfo2(ctypes.Structure):
     )]  # fmt: skip
 
 
-def _mallinfo2() -> Callable[[], _MallInfo2] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = libc.mallinfo2  # glibc 2.33 and later
-    except (OSError, AttributeError):  # pragma: no cover - not glibc, or an older one
-        return None
-    fn.argtypes = []
-    fn.restype = _MallInfo2
-    return fn
-
-
-_MALLINFO2 = _mallinfo2()
+_MALLINFO2 = _libc_function("mallinfo2", restype=_MallInfo2)  # glibc 2.33 and later
 #: Free heap below this is left as it is. A trim hands pages back that the next stage faults
 #: in again: worth it when a stage of a large trace has freed hundreds of MB (the 10 GB
 #: trace's peak), not for smaller ones. At 64 MB, the trims of x3 ranks (227k events) cost
