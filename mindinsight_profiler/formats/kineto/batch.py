@@ -40,6 +40,15 @@ DEVICE_ARGS: tuple[tuple[str, str, str, float], ...] = (
     ("occupancy", "occupancy", "float64", np.nan),
 )
 
+#: Args of memory records: (column, `Args` field, dtype).
+MEMORY_ARGS: tuple[tuple[str, str, str], ...] = (
+    ("bytes", "nbytes", "int64"),
+    ("total_allocated", "total_allocated", "int64"),
+    ("total_reserved", "total_reserved", "int64"),
+    ("device_type", "device_type", "int8"),
+    ("device_id", "device_id", "int16"),
+)
+
 
 @dataclass
 class Batch:

@@ -29,7 +29,13 @@ from mindinsight_profiler.formats.event_times import (
     times_from_text,
 )
 from mindinsight_profiler.formats.kineto import native
-from mindinsight_profiler.formats.kineto.batch import DEVICE_ARGS, RANGES, Batch, in_range
+from mindinsight_profiler.formats.kineto.batch import (
+    DEVICE_ARGS,
+    MEMORY_ARGS,
+    RANGES,
+    Batch,
+    in_range,
+)
 from mindinsight_profiler.formats.kineto.events import Args, Event, decode_events
 from mindinsight_profiler.formats.kineto.interner import Interner
 from mindinsight_profiler.formats.numbers import as_int
@@ -189,16 +195,10 @@ def _memory_columns(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     args = _attrs(events, "args")
     ts, problem = _ts_ns(events)
-    return {
-        "ts_ns": ts,
-        "track": _track_codes(events, tracks),
-        "addr": _ids(args, "addr"),
-        "bytes": _ranged(args, "nbytes", "int64", out_of_range),
-        "total_allocated": _ranged(args, "total_allocated", "int64", out_of_range),
-        "total_reserved": _ranged(args, "total_reserved", "int64", out_of_range),
-        "device_type": _ranged(args, "device_type", "int8", out_of_range),
-        "device_id": _ranged(args, "device_id", "int16", out_of_range),
-    }, {"ts": problem}
+    cols = {"ts_ns": ts, "track": _track_codes(events, tracks), "addr": _ids(args, "addr")}
+    for col, attr, dtype in MEMORY_ARGS:
+        cols[col] = _ranged(args, attr, dtype, out_of_range)
+    return cols, {"ts": problem}
 
 
 def _flow_id(value: int | str | None) -> int:

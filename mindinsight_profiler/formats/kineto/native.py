@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.formats.event_times import durations_from_us
-from mindinsight_profiler.formats.kineto.batch import DEVICE_ARGS, Batch, in_range
+from mindinsight_profiler.formats.kineto.batch import DEVICE_ARGS, MEMORY_ARGS, Batch, in_range
 from mindinsight_profiler.formats.kineto.interner import string_table
 from mindinsight_profiler.model.kinds import DEVICE_KINDS, OP_TREE_KINDS, Kind, kind_of_category
 
@@ -119,13 +119,7 @@ def _memory(raw: dict[str, bytearray], out_of_range: dict[str, int]) -> dict:
         "track": _array(raw["track"], np.int32),
         "addr": _array(raw["addr"], np.int64),
     }
-    for col, attr, dtype in (
-        ("bytes", "nbytes", "int64"),
-        ("total_allocated", "total_allocated", "int64"),
-        ("total_reserved", "total_reserved", "int64"),
-        ("device_type", "device_type", "int8"),
-        ("device_id", "device_id", "int16"),
-    ):
+    for col, attr, dtype in MEMORY_ARGS:
         cols[col] = in_range(_array(raw[col], np.int64), attr, dtype, out_of_range)
     return cols
 
