@@ -37,6 +37,9 @@ class Measurement:
     returncode: int
     timed_out: bool
     tree_peak_rss_mb: float = 0.0
+    #: the anonymous part of the tree's peak (sampled; 0 when not sampled): memory the
+    #: kernel cannot reclaim, as opposed to mapped files
+    tree_peak_anon_mb: float = 0.0
     max_processes: int = 1
     load_avg_1m: float = 0.0
     stdout_bytes: int = 0
@@ -62,18 +65,26 @@ def _rss_bytes(pid: int) -> int | None:
         return None
 
 
-def _pss_bytes(pid: int) -> int | None:
-    """Proportional set size: a page shared by n processes counts 1/n in each, so the sum
-    over a tree counts the pages a forked helper shares with its parent once (RSS would
-    count them in both). RSS where the kernel has no smaps_rollup."""
+def _pss_bytes(pid: int) -> tuple[int, int] | None:
+    """(proportional set size, its anonymous and shmem part): a page shared by n processes
+    counts 1/n in each, so the sum over a tree counts the pages a forked helper shares with
+    its parent once (RSS would count them in both). The rest of the PSS is mapped files
+    (page cache the kernel can reclaim: spilled or cached columns). RSS, for both, where the
+    kernel has no smaps_rollup."""
+    fields: dict[str, int] = {}
     try:
         with open(f"/proc/{pid}/smaps_rollup") as fh:
             for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
+                key, _, rest = line.partition(":")
+                if key in ("Pss", "Pss_Anon", "Pss_Shmem"):
+                    fields[key] = int(rest.split()[0]) * 1024
     except (OSError, IndexError, ValueError):
         pass
-    return _rss_bytes(pid)
+    if "Pss" in fields:
+        anon = fields["Pss_Anon"] + fields.get("Pss_Shmem", 0) if "Pss_Anon" in fields else None
+        return fields["Pss"], fields["Pss"] if anon is None else anon
+    rss = _rss_bytes(pid)
+    return None if rss is None else (rss, rss)
 
 
 def _children_by_parent() -> dict[int, list[int]]:
@@ -91,20 +102,22 @@ def _children_by_parent() -> dict[int, list[int]]:
     return children
 
 
-def tree_rss(root: int) -> tuple[int, int]:
-    """(summed PSS bytes, process count) of ``root`` and all its live descendants."""
+def tree_rss(root: int) -> tuple[int, int, int]:
+    """(summed PSS bytes, their anonymous part, process count) of ``root`` and all its live
+    descendants."""
     children = _children_by_parent()
-    total = count = 0
+    total = anon = count = 0
     stack = [root]
     while stack:
         pid = stack.pop()
-        rss = _pss_bytes(pid)
-        if rss is None:
+        pss = _pss_bytes(pid)
+        if pss is None:
             continue
-        total += rss
+        total += pss[0]
+        anon += pss[1]
         count += 1
         stack.extend(children.get(pid, []))
-    return total, count
+    return total, anon, count
 
 
 class TreeSampler(threading.Thread):
@@ -114,13 +127,15 @@ class TreeSampler(threading.Thread):
         super().__init__(daemon=True)
         self.root = root
         self.peak_bytes = 0
+        self.peak_anon_bytes = 0
         self.max_processes = 0
         self._stop_event = threading.Event()
 
     def run(self) -> None:
         while not self._stop_event.wait(SAMPLE_INTERVAL_S):
-            total, count = tree_rss(self.root)
+            total, anon, count = tree_rss(self.root)
             self.peak_bytes = max(self.peak_bytes, total)
+            self.peak_anon_bytes = max(self.peak_anon_bytes, anon)
             self.max_processes = max(self.max_processes, count)
 
     def stop(self) -> None:
@@ -192,6 +207,7 @@ def run_measured(
         returncode=proc.returncode,
         timed_out=killed.is_set(),
         tree_peak_rss_mb=round(max(sampler.peak_bytes / 2**20, peak), 1),
+        tree_peak_anon_mb=round(sampler.peak_anon_bytes / 2**20, 1),
         max_processes=max(sampler.max_processes, 1),
         load_avg_1m=round(load, 2),
         stdout_bytes=stdout_bytes,

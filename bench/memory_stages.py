@@ -41,9 +41,13 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 INTERVAL_S = 0.005
 
 
-def rss_mb() -> float:
+def rss_mb() -> tuple[float, float]:
+    """(RSS, its anonymous part) in MB: the rest is mapped files (page cache the kernel can
+    reclaim, e.g. spilled or cached columns)."""
     with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * PAGE / 2**20
+        fields = fh.read().split()
+    resident, shared = int(fields[1]), int(fields[2])
+    return resident * PAGE / 2**20, (resident - shared) * PAGE / 2**20
 
 
 class Sampler(threading.Thread):
@@ -54,6 +58,7 @@ class Sampler(threading.Thread):
         self.open: list[dict[str, Any]] = []
         self.rows: list[dict[str, Any]] = []
         self.peak = 0.0
+        self.anon_peak = 0.0
         self._halt = threading.Event()
 
     def run(self) -> None:
@@ -61,10 +66,12 @@ class Sampler(threading.Thread):
             self.sample()
 
     def sample(self) -> float:
-        now = rss_mb()
+        now, anon = rss_mb()
         self.peak = max(self.peak, now)
+        self.anon_peak = max(self.anon_peak, anon)
         for row in list(self.open):
             row["peak_mb"] = max(row["peak_mb"], now)
+            row["anon_peak_mb"] = max(row.get("anon_peak_mb", anon), anon)
         return now
 
     def traced(self) -> float:
@@ -104,19 +111,22 @@ class Sampler(threading.Thread):
 
     def table(self) -> str:
         lines = [
-            "| stage | wall s | start MB | peak MB | end MB | +peak | +kept | traced +peak,kept |",
-            "|---|---|---|---|---|---|---|---|",
+            "| stage | wall s | start MB | peak MB | end MB | +peak | +kept | anon peak MB "
+            "| traced +peak,kept |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
             name = "&nbsp;&nbsp;" * r["depth"] + r["stage"]
             lines.append(
                 f"| {name} | {r['wall_s']:.2f} | {r['start_mb']:.0f} | {r['peak_mb']:.0f} | "
                 f"{r['end_mb']:.0f} | {r['peak_mb'] - r['start_mb']:+.0f} | "
-                f"{r['end_mb'] - r['start_mb']:+.0f} | "
+                f"{r['end_mb'] - r['start_mb']:+.0f} | {r.get('anon_peak_mb', 0):.0f} | "
                 f"{r['traced_peak_mb'] - r['traced_mb']:+.0f}, "
                 f"{r['traced_end_mb'] - r['traced_mb']:+.0f} |"
             )
-        lines.append(f"\nprocess peak (sampled): {self.peak:.0f} MB")
+        lines.append(
+            f"\nprocess peak (sampled): {self.peak:.0f} MB, anonymous {self.anon_peak:.0f} MB"
+        )
         return "\n".join(lines)
 
 

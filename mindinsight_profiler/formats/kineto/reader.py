@@ -28,6 +28,7 @@ from mindinsight_profiler.model.kinds import DEVICE_KINDS, is_kind
 from mindinsight_profiler.model.links import build_links
 from mindinsight_profiler.model.trace import Trace, Track
 from mindinsight_profiler.util.heap import release_free_memory
+from mindinsight_profiler.util.spill import spill
 
 _META_KEYS = {
     "schemaVersion": "source_schema_version",
@@ -160,5 +161,8 @@ def read_kineto(path: str | Path, progress: jsonstream.ProgressFn | None = None)
     tracks = _tracks(merger.tracks, merger.metadata, events)
     trace = Trace(events, memory, flows, merger.strings, tracks, meta)
     build_links(trace)
+    if merger.spilled:  # a trace of gigabytes: its link columns join the others in files
+        for col in ("parent", "caller"):
+            trace.events[col] = spill(trace.events[col])
     release_free_memory()
     return trace

@@ -1,0 +1,113 @@
+"""Spilled columns (`util.spill`, the Kineto merger's spill mode): the same values as on the
+heap, no file left behind, and the same report from a trace read either way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pytest
+
+from mindinsight_profiler.formats.kineto import merge
+from mindinsight_profiler.formats.kineto.reader import read_kineto
+from mindinsight_profiler.pipeline.reports import analyse_file
+from mindinsight_profiler.store.columns import is_mapped
+from mindinsight_profiler.util import spill as spill_module
+from mindinsight_profiler.util.spill import SpillFile, spill
+from tests.conftest import shared
+
+TRACES = (
+    "kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+    "kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz",
+)
+
+
+@pytest.fixture(autouse=True)
+def spill_into(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "spill"
+    folder.mkdir()
+    monkeypatch.setenv(spill_module.SPILL_DIR_ENV, str(folder))
+    return folder
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "float64"])
+def test_spill_keeps_values_and_leaves_no_file(dtype: str, spill_into: Path) -> None:
+    values = (np.arange(-500, 70_000) % 120).astype(dtype)
+    out = spill(values)
+    assert out.dtype == values.dtype and np.array_equal(out, values)
+    assert is_mapped(out) and not is_mapped(values)
+    assert list(spill_into.iterdir()) == []  # unlinked from the start
+
+
+def test_spilled_array_is_copy_on_write() -> None:
+    out = spill(np.arange(10, dtype=np.int64))
+    out[3] = -7  # a private page: allowed, and only this array sees it
+    assert out[3] == -7
+    again = spill(np.arange(10, dtype=np.int64))
+    assert again[3] == 3
+
+
+def test_spill_file_appends_fills_and_casts() -> None:
+    out = SpillFile("int32")
+    out.append(np.array([1, 2, 3], dtype=np.int64))  # cast to the file's dtype
+    out.fill(-1, 5)
+    out.append(np.array([], dtype=np.int32))
+    out.append(np.array([9], dtype=np.int16))
+    arr = out.array()
+    assert arr.dtype == np.int32
+    assert arr.tolist() == [1, 2, 3, -1, -1, -1, -1, -1, 9]
+    with pytest.raises(ValueError, match="already mapped"):
+        out.append(np.array([1]))
+    with pytest.raises(ValueError, match="already mapped"):
+        out.array()
+
+
+def test_empty_and_odd_shapes() -> None:
+    assert spill(np.empty(0, np.int64)).shape == (0,)
+    square = np.ones((3, 3))
+    assert spill(square) is square  # only columns are spilled
+    empty = SpillFile("float64")
+    assert empty.array().shape == (0,)
+
+
+def _same_tables(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name].dtype == b[name].dtype, name
+        assert np.array_equal(a[name], b[name], equal_nan=a[name].dtype.kind == "f"), name
+
+
+@pytest.mark.parametrize("relative", TRACES)
+@pytest.mark.parametrize("after_bytes", [0, 1 << 20])  # from the first batch; part-way
+def test_spilled_read_equals_heap_read(
+    relative: str, after_bytes: int, monkeypatch: pytest.MonkeyPatch, spill_into: Path
+) -> None:
+    path = shared(relative)
+    monkeypatch.setenv("MINDINSIGHT_READ_PROCESSES", "1")
+    heap = read_kineto(path)
+    monkeypatch.setattr(merge, "SPILL_AFTER_BYTES", after_bytes)
+    spilled = read_kineto(path)
+    for table in ("events", "memory", "flows"):
+        _same_tables(getattr(heap, table), getattr(spilled, table))
+    assert all(is_mapped(col) for col in spilled.events.values())
+    assert not any(is_mapped(col) for col in heap.events.values())
+    assert spilled.strings.to_list() == heap.strings.to_list() and spilled.tracks == heap.tracks
+    assert list(spill_into.iterdir()) == []
+
+
+def test_spilled_trace_gives_the_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = shared(TRACES[0])
+    heap, _ = analyse_file(path)
+    monkeypatch.setattr(merge, "SPILL_AFTER_BYTES", 0)
+    spilled, _ = analyse_file(path)
+    assert msgspec.json.encode(spilled) == msgspec.json.encode(heap)
+
+
+def test_default_threshold_is_large() -> None:
+    """Traces of the sizes most users have stay on the heap (no disk writes, no page
+    faults): the default spills from 512 MB of columns, a trace of several GB of JSON."""
+    if "MINDINSIGHT_SPILL_MB" in os.environ:
+        pytest.skip("MINDINSIGHT_SPILL_MB is set in this environment")
+    assert merge.SPILL_AFTER_BYTES == 512 << 20
