@@ -19,10 +19,11 @@ another folder where the system's temporary folder is a tmpfs.
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
 import tempfile
-from typing import IO
+from typing import IO, Any, TypeVar, cast
 
 import numpy as np
 
@@ -95,3 +96,32 @@ def spill(values: np.ndarray) -> np.ndarray:
         return out.array()
     finally:
         out.close()
+
+
+T = TypeVar("T")
+
+#: Arrays at least this large are worth a spill file (smaller ones cost more in faults).
+SPILL_MIN_BYTES = 16 << 20
+
+
+def spill_large(value: T, min_bytes: int | None = None) -> T:
+    """`value` with its large 1-D arrays spilled: the array itself, or those among a dict's
+    values or a dataclass's fields (one level down); anything else unchanged. For results
+    kept while a large trace is analysed (the operator tree, a device timeline).
+    `min_bytes`: the smallest array spilled (default `SPILL_MIN_BYTES`)."""
+    least = SPILL_MIN_BYTES if min_bytes is None else min_bytes
+
+    def one(item: Any) -> Any:
+        if isinstance(item, np.ndarray) and item.nbytes >= least:
+            return spill(item)
+        return item
+
+    out: Any = value
+    if isinstance(value, np.ndarray):
+        out = one(value)
+    elif isinstance(value, dict):
+        out = {key: one(item) for key, item in value.items()}
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: one(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        out = dataclasses.replace(value, **changed)
+    return cast(T, out)

@@ -4,18 +4,24 @@ heap, no file left behind, and the same report from a trace read either way."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 import numpy as np
 import pytest
 
+from mindinsight_profiler.advisor import advise_report
+from mindinsight_profiler.advisor.facts.registry import Context
+from mindinsight_profiler.analysis.timeline.index import build_timeline_index
 from mindinsight_profiler.formats.kineto import merge
 from mindinsight_profiler.formats.kineto.reader import read_kineto
-from mindinsight_profiler.pipeline.reports import analyse_file
+from mindinsight_profiler.pipeline.advice import report_for
+from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
+from mindinsight_profiler.store.cache import Workspace
 from mindinsight_profiler.store.columns import is_mapped
 from mindinsight_profiler.util import spill as spill_module
-from mindinsight_profiler.util.spill import SpillFile, spill
+from mindinsight_profiler.util.spill import SpillFile, spill, spill_large
 from tests.conftest import shared
 
 TRACES = (
@@ -111,3 +117,59 @@ def test_default_threshold_is_large() -> None:
     if "MINDINSIGHT_SPILL_MB" in os.environ:
         pytest.skip("MINDINSIGHT_SPILL_MB is set in this environment")
     assert merge.SPILL_AFTER_BYTES == 512 << 20
+
+
+def test_spill_large_moves_only_large_arrays() -> None:
+    @dataclass
+    class Pair:
+        big: np.ndarray
+        small: np.ndarray
+        label: str
+
+    big, small = np.arange(1000, dtype=np.int64), np.arange(3)
+    got = spill_large(Pair(big, small, "x"), min_bytes=1000)
+    assert is_mapped(got.big) and np.array_equal(got.big, big)
+    assert got.small is small and got.label == "x"
+    as_dict = spill_large({"big": big, "n": 3}, min_bytes=1000)
+    assert is_mapped(as_dict["big"]) and as_dict["n"] == 3
+    assert is_mapped(spill_large(big, min_bytes=1000))
+    assert spill_large(small, min_bytes=1000) is small
+    assert spill_large([big], min_bytes=1000)[0] is big  # lists are left alone
+
+
+@pytest.fixture
+def cached(tmp_path: Path) -> tuple[Path, Workspace]:
+    path = shared(TRACES[0])
+    ws = Workspace(tmp_path / "ws")
+    analyse_file(path, ws)
+    return path, ws
+
+
+def test_memo_of_a_mapped_trace_spills_and_advice_is_unchanged(
+    cached: tuple[Path, Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, ws = cached
+    report = report_for(analyse_file(path, ws)[0], "", None)
+    before = advise_report(report, lambda: load_trace(path, ws))
+    monkeypatch.setattr(spill_module, "SPILL_MIN_BYTES", 1)  # every array of the memo
+    ctx = Context(report, lambda: load_trace(path, ws))
+    ctx.memo["early"] = {"values": np.arange(10)}  # no trace loaded yet: kept as it is
+    assert ctx.trace is not None and is_mapped(ctx.trace.start_ns)
+    ctx.memo["late"] = {"values": np.arange(10)}
+    assert not is_mapped(ctx.memo["early"]["values"]) and is_mapped(ctx.memo["late"]["values"])
+    after = advise_report(report, lambda: load_trace(path, ws))
+    assert msgspec.to_builtins(after) == msgspec.to_builtins(before)
+
+
+def test_timeline_index_of_a_mapped_trace_is_spilled_and_unchanged(
+    cached: tuple[Path, Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, ws = cached
+    heap = build_timeline_index(read_kineto(path))
+    monkeypatch.setattr(spill_module, "SPILL_MIN_BYTES", 1)
+    mapped = build_timeline_index(load_trace(path, ws))
+    assert is_mapped(mapped["timeline_events"]["event"])
+    assert is_mapped(mapped["timeline_summary"]["key"])
+    assert not is_mapped(heap["timeline_events"]["event"])
+    for table in heap:
+        _same_tables(heap[table], mapped[table])

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from mindinsight_profiler.advisor.model import Evidence
 from mindinsight_profiler.model.trace import Trace
+from mindinsight_profiler.store.columns import is_mapped
+from mindinsight_profiler.util.spill import spill_large
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,21 @@ def step_share(name: str, of: str, needs: str) -> None:
     fact(name, "ratio", f"{of} divided by the mean step time (0..1).", needs)(share)
 
 
+class _Memo(dict[str, Any]):
+    """`Context.memo`: values stored with their large arrays spilled where the trace is
+    mapped from files."""
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__()
+        self._ctx = ctx
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        trace = self._ctx.__dict__.get("trace")  # loaded already, or no large arrays
+        if trace is not None and is_mapped(trace.start_ns):
+            value = spill_large(value)
+        super().__setitem__(key, value)
+
+
 @dataclass
 class Context:
     """What facts are computed from: the worker's report, and lazily its trace and run.
@@ -101,8 +118,12 @@ class Context:
 
     @cached_property
     def memo(self) -> dict[str, Any]:
-        """Scratch space for intermediate results that several facts share (op tree, ...)."""
-        return {}
+        """Scratch space for intermediate results that several facts share (op tree, ...).
+
+        Kept for the whole advice: on a trace read from files (a large trace's spilled
+        columns, a cached trace) its large arrays go to spill files too (`util.spill`), so
+        that what every fact holds does not add up on the heap (10 GB trace: 0.7 GB)."""
+        return _Memo(self)
 
     def get(self, name: str) -> Observed | None:
         """The fact's value and evidence, or None when unavailable (see `reason`)."""
