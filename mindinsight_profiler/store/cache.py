@@ -49,9 +49,9 @@ _TABLES = ("events", "memory", "flows")
 _SAMPLE = 1 << 20
 
 
-def _file_identity(h: Any, path: Path) -> None:
+def _file_identity(h: Any, path: Path, resolved: Path) -> None:
     st = path.stat()
-    h.update(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
+    h.update(f"{resolved}|{st.st_size}|{st.st_mtime_ns}".encode())
     with open(path, "rb") as f:
         h.update(f.read(_SAMPLE))
         if st.st_size > _SAMPLE:
@@ -72,9 +72,12 @@ def fingerprint(path: Source, variant: str = "") -> str:
     if isinstance(path, RemoteInput):
         h.update(path.identity().encode())
     else:
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files:
-            _file_identity(h, f)
+        if path.is_dir():  # the folder resolved once, not each of its (hundreds of) files
+            root = path.resolve()
+            for f in sorted(p for p in path.rglob("*") if p.is_file()):
+                _file_identity(h, f, root / f.relative_to(path))
+        else:
+            _file_identity(h, path, path.resolve())
     h.update(f"|{variant}|schema={SCHEMA_VERSION}|cache={CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 
@@ -37,8 +37,11 @@ def kernel_rules() -> tuple[KernelRule, ...]:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def tc_rule(name: str) -> KernelRule | None:
-    """The first rule that matches the kernel `name` (None: no convention knows it)."""
+    """The first rule that matches the kernel `name` (None: no convention knows it).
+    Remembered per name: ranks and runs share their kernel names, and each name is tried
+    against every rule's pattern."""
     return next((r for r in kernel_rules() if r.pattern.search(name)), None)
 
 
