@@ -23,5 +23,10 @@ class InputError(ProfilerError):
         super().__init__(f"{self.path}: {problem}")
 
 
+class ResourceError(ProfilerError):
+    """The machine lacks what the work needs (e.g. disk space for a large trace's spill
+    files); the message says what and how to give it. Not the input's fault, nor a bug."""
+
+
 class CacheError(ProfilerError):
     """A cache entry is missing, stale or corrupt; callers rebuild it from the input."""

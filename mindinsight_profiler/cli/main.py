@@ -25,7 +25,7 @@ from mindinsight_profiler.cli.options import add_device_option, configured_optio
 from mindinsight_profiler.cli.report import add_parser as add_report_parser
 from mindinsight_profiler.cli.report import run as run_report
 from mindinsight_profiler.cli.server import add_parsers as add_server_parsers
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.errors import InputError, ResourceError
 from mindinsight_profiler.formats.sources import parse_location
 
 #: Help of a location argument (a path, or a URL of an fsspec filesystem).
@@ -242,6 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"mindinsight: error: {exc}", file=sys.stderr)
         return 2
+    except ResourceError as exc:
+        print(f"mindinsight: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("mindinsight: interrupted", file=sys.stderr)
         return 130

@@ -20,12 +20,17 @@ another folder where the system's temporary folder is a tmpfs.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import mmap
 import os
 import tempfile
 from typing import IO, Any, TypeVar, cast
 
 import numpy as np
+
+from mindinsight_profiler.errors import ResourceError
+
+log = logging.getLogger(__name__)
 
 #: Folder of the spill files (default: the system's temporary folder).
 SPILL_DIR_ENV = "MINDINSIGHT_SPILL_DIR"
@@ -39,14 +44,28 @@ def spill_dir() -> str:
     return os.environ.get(SPILL_DIR_ENV) or tempfile.gettempdir()
 
 
+def _unwritable(exc: OSError) -> ResourceError:
+    return ResourceError(
+        f"cannot write a spill file for a large trace in {spill_dir()}: "
+        f"{exc.strerror or exc}; set {SPILL_DIR_ENV} to a folder on a disk with free space "
+        "(about the size of the trace's columns: 1.8 GB for 10 GB of JSON)"
+    )
+
+
 class SpillFile:
-    """One array written piece by piece to an unlinked file, then mapped (`array()`)."""
+    """One array written piece by piece to an unlinked file, then mapped (`array()`).
+
+    A folder that cannot take the file (missing, read-only, full) raises `ResourceError`
+    naming it and the way out."""
 
     def __init__(self, dtype: np.dtype | str) -> None:
         self.dtype = np.dtype(dtype)
         self.length = 0  # elements written so far
-        # held open until mapped or closed: the file has no name to reopen it by
-        self._file: IO[bytes] | None = tempfile.TemporaryFile(dir=spill_dir())  # noqa: SIM115
+        try:
+            # held open until mapped or closed: the file has no name to reopen it by
+            self._file: IO[bytes] | None = tempfile.TemporaryFile(dir=spill_dir())  # noqa: SIM115
+        except OSError as exc:
+            raise _unwritable(exc) from None
 
     def append(self, values: np.ndarray) -> None:
         """Write `values` (cast to the file's dtype) after what is already there."""
@@ -54,8 +73,12 @@ class SpillFile:
             raise ValueError("the spill file is already mapped")
         flat = np.ascontiguousarray(values, dtype=self.dtype).reshape(-1)
         view = flat.data.cast("B")
-        for start in range(0, len(view), _WRITE_BYTES):
-            self._file.write(view[start : start + _WRITE_BYTES])
+        try:
+            for start in range(0, len(view), _WRITE_BYTES):
+                self._file.write(view[start : start + _WRITE_BYTES])
+        except OSError as exc:
+            self.close()
+            raise _unwritable(exc) from None
         self.length += len(flat)
 
     def fill(self, value: float | int, count: int) -> None:
@@ -73,10 +96,14 @@ class SpillFile:
             raise ValueError("the spill file is already mapped")
         file, self._file = self._file, None
         with file:
-            file.flush()
             if self.length == 0:
                 return np.empty(0, self.dtype)
-            mapping = mmap.mmap(file.fileno(), self.length * self.dtype.itemsize, mmap.MAP_PRIVATE)
+            try:
+                file.flush()
+                size = self.length * self.dtype.itemsize
+                mapping = mmap.mmap(file.fileno(), size, mmap.MAP_PRIVATE)
+            except OSError as exc:
+                raise _unwritable(exc) from None
         return np.frombuffer(mapping, dtype=self.dtype)
 
     def close(self) -> None:
@@ -125,3 +152,21 @@ def spill_large(value: T, min_bytes: int | None = None) -> T:
         changed = {f.name: one(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
         out = dataclasses.replace(value, **changed)
     return cast(T, out)
+
+
+#: How many MB of a trace's columns stay on the heap before they spill (0: spill all).
+SPILL_MB_ENV = "MINDINSIGHT_SPILL_MB"
+
+
+def spill_after_bytes(default_mb: float) -> int:
+    """`MINDINSIGHT_SPILL_MB` in bytes; a value that is not a number of MB >= 0 is reported
+    (a warning) and the default used, rather than failing every import of the reader."""
+    text = os.environ.get(SPILL_MB_ENV, "").strip()
+    try:
+        mb = float(text) if text else default_mb
+        if not mb >= 0:  # negative or NaN
+            raise ValueError(text)
+    except ValueError:
+        log.warning("%s=%r is not a number of MB >= 0; using %s", SPILL_MB_ENV, text, default_mb)
+        mb = default_mb
+    return int(min(mb, 2.0**50) * 2**20)

@@ -14,6 +14,8 @@ import pytest
 from mindinsight_profiler.advisor import advise_report
 from mindinsight_profiler.advisor.facts.registry import Context
 from mindinsight_profiler.analysis.timeline.index import build_timeline_index
+from mindinsight_profiler.cli.main import main as cli_main
+from mindinsight_profiler.errors import ResourceError
 from mindinsight_profiler.formats.kineto import merge
 from mindinsight_profiler.formats.kineto.reader import read_kineto
 from mindinsight_profiler.pipeline.advice import report_for
@@ -173,3 +175,34 @@ def test_timeline_index_of_a_mapped_trace_is_spilled_and_unchanged(
     assert not is_mapped(heap["timeline_events"]["event"])
     for table in heap:
         _same_tables(heap[table], mapped[table])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_mb"), [("", 512), ("0", 0), ("1.5", 1.5), ("abc", 512), ("-3", 512)]
+)
+def test_spill_threshold_from_the_environment(
+    text: str, expected_mb: float, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(spill_module.SPILL_MB_ENV, text)
+    assert spill_module.spill_after_bytes(default_mb=512) == int(expected_mb * 2**20)
+    assert ("not a number" in caplog.text) == (text in ("abc", "-3"))
+
+
+def test_a_folder_that_cannot_take_spill_files_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "no-such-folder"
+    monkeypatch.setenv(spill_module.SPILL_DIR_ENV, str(missing))
+    with pytest.raises(ResourceError, match=f"{missing}.*MINDINSIGHT_SPILL_DIR"):
+        spill(np.arange(10))
+
+
+def test_the_cli_reports_unwritable_spill_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(spill_module.SPILL_DIR_ENV, str(tmp_path / "missing"))
+    monkeypatch.setattr(merge, "SPILL_AFTER_BYTES", 0)
+    status = cli_main(["analyse", str(shared(TRACES[0])), "--no-cache"])
+    err = capsys.readouterr().err
+    assert status == 1 and err.startswith("mindinsight: error: cannot write a spill file")
+    assert "internal error" not in err and "Traceback" not in err

@@ -14,7 +14,6 @@ columns then cost page cache the kernel can reclaim, not heap, and a read holds 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from mindinsight_profiler.formats.kineto.batch import Batch
 from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import EVENT_COLUMNS, FLOW_COLUMNS, MEMORY_COLUMNS
 from mindinsight_profiler.util.heap import release_free_memory
-from mindinsight_profiler.util.spill import SpillFile
+from mindinsight_profiler.util.spill import SpillFile, spill_after_bytes
 
 Columns = dict[str, np.ndarray]
 
@@ -33,7 +32,7 @@ RELEASE_BYTES = 16 << 20
 
 #: Pieces held past this many bytes go to spill files (`MINDINSIGHT_SPILL_MB` sets it in MB;
 #: 0 spills every trace). 512 MB of columns is a trace of about 3 GB of JSON.
-SPILL_AFTER_BYTES = int(float(os.environ.get("MINDINSIGHT_SPILL_MB", "512")) * 2**20)
+SPILL_AFTER_BYTES = spill_after_bytes(default_mb=512)
 
 #: Columns holding codes into a batch's local string table.
 STRING_COLUMNS = frozenset(
