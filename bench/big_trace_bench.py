@@ -91,6 +91,9 @@ def run(
                 f"{'ok' if step['ok'] else 'FAILED'}",
                 flush=True,
             )
+            if not step["ok"]:  # the later steps read what this one left: nothing to time
+                print(f"{name} failed: {step.get('error', '')[-300:]}", flush=True)
+                break
         out["cache_bytes"] = sum(f.stat().st_size for f in workspace.rglob("*") if f.is_file())
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

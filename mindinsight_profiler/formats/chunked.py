@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from mindinsight_profiler.formats import jsonstream
+from mindinsight_profiler.util.forked import tie_to_parent
 
 #: Below this many (decompressed) bytes a helper process costs more than it saves.
 PARALLEL_MIN_BYTES = 48 << 20
@@ -105,12 +106,16 @@ def innocent_failure(error: Exception, text_length: int) -> str | None:
     return "cut" if m is not None and int(m.group(1)) >= text_length - 1 else None
 
 
-def _helper(path: str, rank: int, size: int, decode: DecodeFn, conn: Connection) -> None:
+def _helper(
+    path: str, rank: int, size: int, decode: DecodeFn, conn: Connection, parent: tuple[int, Any]
+) -> None:
     """Decode chunks rank, rank+size, ...; send each (index, ok, batch) as soon as it is done.
 
     A chunk that fails is sent as not ok: the parent redoes it and reports or repairs it.
-    The parent closing its end (it finished or failed) ends the helper.
+    The parent closing its end (it finished or failed) ends the helper, and so does its
+    death (`util.forked.tie_to_parent`: `parent` is its pid and its end of the pipe).
     """
+    tie_to_parent(*parent)
     try:
         index = 0
         for piece in jsonstream.iter_pieces(Path(path)):
@@ -135,7 +140,9 @@ class _Helper:
     def __init__(self, ctx: Any, path: Path, rank: int, size: int, decode: DecodeFn) -> None:
         self.conn, send = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(
-            target=_helper, args=(str(path), rank, size, decode, send), daemon=True
+            target=_helper,
+            args=(str(path), rank, size, decode, send, (os.getpid(), self.conn)),
+            daemon=True,
         )
         self.proc.start()
         send.close()

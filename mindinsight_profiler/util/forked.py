@@ -11,8 +11,10 @@ process exactly as without the child.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
+import signal
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -27,7 +29,35 @@ def fork_is_safe() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _child(fn: Callable[[], Any], conn: Connection) -> None:
+#: prctl(2) option: the signal this process gets when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def tie_to_parent(parent_pid: int, parent_end: Connection | None = None) -> None:
+    """Called first in a helper process: it must not outlive its parent.
+
+    A parent killed by SIGKILL or the OOM killer runs no cleanup, and a forked helper would
+    live on holding what it inherited: the parent's end of their pipe (so its next send
+    blocks forever instead of failing) and every file the parent had open, the workspace
+    lock of the input among them, so that each later analysis of that input waited on the
+    lock for ever (seen: an OOM-killed `analyse` in a memory cgroup). The inherited end is
+    closed here, and on Linux the kernel is asked to kill this process when the parent
+    dies; one that died already ends it now."""
+    if parent_end is not None:
+        parent_end.close()
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the closed pipe end still ends it
+        pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _child(
+    fn: Callable[[], Any], conn: Connection, parent_pid: int, parent_end: Connection
+) -> None:
+    tie_to_parent(parent_pid, parent_end)
     try:
         message: tuple[bool, Any] = (True, fn())
     except BaseException:  # the parent recomputes it and meets the error itself
@@ -52,7 +82,7 @@ class Forked(Generic[T]):
             return
         ctx = mp.get_context("fork")
         conn, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(fn, send), daemon=True)
+        proc = ctx.Process(target=_child, args=(fn, send, os.getpid(), conn), daemon=True)
         try:
             proc.start()
         except (OSError, AssertionError):  # out of memory, or we are a daemonic worker
