@@ -79,6 +79,8 @@ SCAN = Extension(
     optional=True,
 )
 
+NOTEBOOK = ["pandas>=2.0"]
+
 setup(
     cmdclass={"build_py": BuildWithRules},
     ext_modules=[SCAN],
@@ -129,7 +131,11 @@ setup(
             "playwright>=1.40",
             *TEST_REMOTE,
             "dask[distributed]>=2024.1",
+            *NOTEBOOK,
+            "pandas-stubs>=2.0",  # mypy checks the Python API's use of pandas
         ],
+        # the Python API (`from mindinsight_profiler import open_run`): DataFrames
+        "notebook": NOTEBOOK,
         "remote": REMOTE,
         "remote-all": [*REMOTE, "gcsfs>=2023.6", "adlfs>=2023.4"],  # gs://, az:// (untested)
         "torch": ["torch>=2.0"],
