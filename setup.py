@@ -133,6 +133,10 @@ setup(
             "dask[distributed]>=2024.1",
             *NOTEBOOK,
             "pandas-stubs>=2.0",  # mypy checks the Python API's use of pandas
+            # the example notebook is executed by the tests (docs/examples/python_api.ipynb)
+            "nbclient>=0.9",
+            "nbformat>=5.9",
+            "ipykernel>=6.25",
         ],
         # the Python API (`from mindinsight_profiler import open_run`): DataFrames
         "notebook": NOTEBOOK,
