@@ -9,7 +9,7 @@ from typing import Any
 
 from mindinsight_profiler._version import __version__
 
-__all__ = ["Profiler", "__version__", "open_run"]
+__all__ = ["Profiler", "__version__", "open_cluster", "open_run"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,8 +19,8 @@ def __getattr__(name: str) -> Any:
         from mindinsight_profiler.collect.profiler import Profiler
 
         return Profiler
-    if name == "open_run":  # pandas and the analysis only for notebooks and scripts
-        from mindinsight_profiler.api import open_run
+    if name in ("open_run", "open_cluster"):  # pandas only for notebooks and scripts
+        from mindinsight_profiler import api
 
-        return open_run
+        return getattr(api, name)
     raise AttributeError(f"module 'mindinsight_profiler' has no attribute {name!r}")

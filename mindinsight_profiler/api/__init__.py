@@ -19,7 +19,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(or pip install pandas)"
     ) from exc
 
+from mindinsight_profiler.api.cluster import Cluster, open_cluster
 from mindinsight_profiler.api.findings import Findings
 from mindinsight_profiler.api.run import Run, open_run
 
-__all__ = ["Findings", "Run", "open_run"]
+__all__ = ["Cluster", "Findings", "Run", "open_cluster", "open_run"]

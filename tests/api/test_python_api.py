@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from mindinsight_profiler.api import Findings, Run, open_run
+from mindinsight_profiler.api import Findings, Run, open_cluster, open_run
 from mindinsight_profiler.api.frames import CATEGORIES, PERF_LEVELS
 from mindinsight_profiler.cli.main import main as cli_main
 from mindinsight_profiler.errors import InputError
@@ -198,3 +198,21 @@ def test_open_run_is_exported_lazily() -> None:
     import mindinsight_profiler
 
     assert mindinsight_profiler.open_run is open_run
+
+
+@pytest.mark.parametrize("rel", ["hta/trace_filter", "mindspore_legacy/cluster_propose"])
+def test_cluster_is_the_cli_cluster(
+    rel: str, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = shared(rel)
+    want = _cli_json(capsys, "cluster", str(path), "--format", "json", "--workspace",
+                     str(workspace), "--jobs", "1")  # fmt: skip
+    cluster = open_cluster(path, workspace=workspace, jobs=1)
+    assert cluster.view == want and not cluster.failed
+    _frame_equals_rows(cluster.ranks(), want["ranks"])
+    _frame_equals_rows(cluster.stages(), want["stages"])
+    assert cluster.collectives()["name"].tolist() == [c["name"] for c in want["collectives"]]
+    assert cluster.slowest == want["slowest"]
+    worker = want["workers"][-1]
+    assert cluster.run(worker).worker == worker
+    assert "<table" in cluster._repr_html_()
