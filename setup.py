@@ -80,6 +80,7 @@ SCAN = Extension(
 )
 
 NOTEBOOK = ["pandas>=2.0"]
+AGENTS = ["mcp>=2.3,<3", "uvicorn>=0.30"]
 
 setup(
     cmdclass={"build_py": BuildWithRules},
@@ -137,9 +138,12 @@ setup(
             "nbclient>=0.9",
             "nbformat>=5.9",
             "ipykernel>=6.25",
+            *AGENTS,
         ],
         # the Python API (`from mindinsight_profiler import open_run`): DataFrames
         "notebook": NOTEBOOK,
+        # `mindinsight mcp`: the MCP server for coding agents (the 2.x SDK: MCPServer)
+        "agents": AGENTS,
         "remote": REMOTE,
         "remote-all": [*REMOTE, "gcsfs>=2023.6", "adlfs>=2023.4"],  # gs://, az:// (untested)
         "torch": ["torch>=2.0"],

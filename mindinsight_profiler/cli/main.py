@@ -21,6 +21,7 @@ from mindinsight_profiler.cli.advise import add_parser as add_advise_parser
 from mindinsight_profiler.cli.advise import run as run_advise
 from mindinsight_profiler.cli.cluster import add_parser as add_cluster_parser
 from mindinsight_profiler.cli.export_timeline import add_parser as add_export_timeline_parser
+from mindinsight_profiler.cli.mcp import add_parser as add_mcp_parser
 from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.cli.report import add_parser as add_report_parser
 from mindinsight_profiler.cli.report import run as run_report
@@ -76,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     add_report_parser(sub)
     add_export_timeline_parser(sub)
     add_server_parsers(sub)
+    add_mcp_parser(sub)
     for command in (
         a,
         d,
@@ -230,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from mindinsight_profiler.cli.cluster import run as run_cluster
 
             return run_cluster(args)
+        if args.command == "mcp":
+            from mindinsight_profiler.cli.mcp import run as run_mcp
+
+            return run_mcp(args)
         if args.command == "export-timeline":
             from mindinsight_profiler.cli.export_timeline import run as run_export_timeline
 

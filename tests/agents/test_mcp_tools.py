@@ -1,0 +1,192 @@
+"""The MCP server's tools, through the SDK's client (in-process here; as a subprocess over
+stdio and HTTP in test_mcp_transports.py): every tool on a Kineto, an Ascend and a
+MindSpore run gives the report's figures, stays under the stated size, names the
+parameter of a bad argument, and reaches nothing outside the base folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import shared
+
+pytest.importorskip("mcp", reason="the MCP SDK is a dev dependency")
+
+from mcp import Client
+
+from mindinsight_profiler.agents.answers import MAX_ANSWER_BYTES
+from mindinsight_profiler.agents.catalog import Catalog
+from mindinsight_profiler.agents.server import build_server
+from mindinsight_profiler.cli.main import main as cli_main
+from mindinsight_profiler.store.cache import Workspace
+
+#: base-folder name -> shared run
+RUNS = {
+    "kineto_gpu": "kineto/resnet50_num_workers_0",
+    "ascend/rank0_ascend_pt": "ascend_pytorch/level1/rank0_ascend_pt",
+    "mindspore": "mindspore_legacy/run_2/normal_run",
+    "nccl": "hta/trace_filter",
+}
+
+
+def make_base(root: Path) -> Path:
+    base = root / "base"
+    for name, rel in RUNS.items():
+        shutil.copytree(shared(rel), base / name)
+    return base
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_base(tmp_path_factory.mktemp("mcp"))
+
+
+@pytest.fixture(scope="module")
+def catalog(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    return Catalog(base, Workspace(tmp_path_factory.mktemp("mcp-ws")))
+
+
+Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def with_client(catalog: Catalog, body: Callable[[Call], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with Client(build_server(catalog)) as client:
+
+            async def call(name: str, args: dict[str, Any]) -> Any:
+                result = await client.call_tool(name, args)
+                text = result.content[0].text if result.content else ""
+                if result.is_error:
+                    return {"error": text}
+                assert len(text.encode()) <= MAX_ANSWER_BYTES, (name, len(text))
+                return json.loads(text)
+
+            await body(call)
+
+    asyncio.run(main())
+
+
+def _report(catalog: Catalog, run: str, capsys: pytest.CaptureFixture[str]) -> Any:
+    path = catalog.run(run).path
+    assert cli_main(["analyse", str(path), "--format", "json", "--workspace",
+                     str(catalog.workspace.root)]) == 0  # type: ignore[union-attr]  # fmt: skip
+    return json.loads(capsys.readouterr().out)
+
+
+def test_runs_are_listed_by_name(catalog: Catalog) -> None:
+    async def body(call: Call) -> None:
+        listed = await call("list_runs", {})
+        names = {r["run"] for r in listed["runs"]}
+        assert names == {r.name for r in catalog.runs()} and len(names) >= 4
+        formats = {f for r in listed["runs"] for f in r["formats"]}
+        assert len(formats) >= 3  # kineto, an Ascend and a MindSpore reader
+
+    with_client(catalog, body)
+
+
+@pytest.mark.parametrize("run", ["kineto_gpu", "ascend", "mindspore"])
+def test_every_tool_on_each_format(
+    run: str, catalog: Catalog, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = next(r.name for r in catalog.runs() if r.name.startswith(run))
+    report = _report(catalog, name, capsys)
+
+    async def body(call: Call) -> None:
+        overview = await call("run_overview", {"run": name})
+        assert "error" not in overview, overview
+        assert overview["steps"]["average_us"] == report["steps"]["average_us"]
+        assert overview["average_step_breakdown_us"] == report["breakdown_us"]
+        ops = await call("operators", {"run": name, "limit": 5})
+        key = ops["sort"]
+        want = sorted(report["operators"], key=lambda r: -(r.get(key) or 0.0))[:5]
+        assert ops["rows"] == want and ops["total"] == len(report["operators"])
+        kernels = await call("kernels", {"run": name, "limit": 5})
+        assert kernels["total"] == len(report["kernels"])
+        for section in ("step_trace", "data_pipeline", "memory", "communication", "perf_model"):
+            got = await call(section, {"run": name})
+            assert "error" not in got, (section, got)
+            if report[section] is None:
+                assert got[section] is None
+        advice = await call("advise", {"run": name, "limit": 3})
+        assert "error" not in advice and len(advice["findings"]) <= 3
+        if advice["findings"]:
+            first = advice["findings"][0]["id"]
+            explained = await call("explain_finding", {"run": name, "finding_id": first})
+            assert explained["id"] == first and all(
+                e["evidence_id"].startswith(f"{first}#") for e in explained["evidence"]
+            )
+        start = report["steps"]["start_ns"][0] if report["steps"]["start_ns"] else 0
+        window = await call("timeline_window", {"run": name, "start_ns": start,
+                                                "end_ns": start + 10**9, "limit": 20})  # fmt: skip
+        assert "error" not in window and window["shown"] <= 20
+        assert window["shown"] == min(20, window["total"])
+        if report["operators"]:
+            op = report["operators"][0]["name"]
+            found = await call("find_events", {"run": name, "name": f'"{op}"', "limit": 5})
+            assert found["total"] >= 1 and all(e["name"] == op for e in found["events"])
+        diff = await call("diff_runs", {"before": name, "after": name, "top": 3})
+        assert diff["step"]["delta_us"] == 0
+
+    with_client(catalog, body)
+
+
+def test_cluster_of_nccl_ranks(catalog: Catalog) -> None:
+    async def body(call: Call) -> None:
+        got = await call("cluster", {"run": "nccl"})
+        assert "error" not in got and got["rank_count"] == 2
+        assert {c["name"] for c in got["collectives"]}
+
+    with_client(catalog, body)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "parameter"),
+    [
+        ("run_overview", {"run": "../../etc"}, "run"),
+        ("run_overview", {"run": "/etc/passwd"}, "run"),
+        ("run_overview", {"run": "kineto_gpu", "worker": "nobody"}, "worker"),
+        ("operators", {"run": "kineto_gpu", "group_by": "everything"}, "group_by"),
+        ("operators", {"run": "kineto_gpu", "sort": "name; drop"}, "sort"),
+        ("operators", {"run": "kineto_gpu", "limit": 100000}, "limit"),
+        ("operators", {"run": "kineto_gpu", "offset": -1}, "offset"),
+        ("explain_finding", {"run": "kineto_gpu", "finding_id": "nope"}, "finding_id"),
+        (
+            "timeline_window",
+            {"run": "kineto_gpu", "start_ns": 0, "end_ns": 1, "tracks": ["no/such"]},
+            "tracks",
+        ),
+        ("timeline_window", {"run": "kineto_gpu", "start_ns": "soon", "end_ns": 1}, "start_ns"),
+        ("diff_runs", {"before": "kineto_gpu", "after": "../x"}, "run"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(
+    tool: str, args: dict[str, Any], parameter: str, catalog: Catalog
+) -> None:
+    async def body(call: Call) -> None:
+        got = await call(tool, args)
+        assert "error" in got, got
+        assert parameter in got["error"], got["error"]
+
+    with_client(catalog, body)
+
+
+def test_a_link_out_of_the_base_folder_is_not_a_run(tmp_path: Path) -> None:
+    base = make_base(tmp_path)
+    outside = tmp_path / "outside"
+    shutil.copytree(shared(RUNS["nccl"]), outside)
+    (base / "escape").symlink_to(outside, target_is_directory=True)
+    catalog = Catalog(base, None)
+    names = {r.name for r in catalog.runs()}
+    assert not any(n.startswith("escape") for n in names), names
+
+    async def body(call: Call) -> None:
+        got = await call("run_overview", {"run": "escape"})
+        assert "error" in got and got["error"].count("run:") == 1
+
+    with_client(catalog, body)
