@@ -14,6 +14,7 @@ import msgspec
 import numpy as np
 
 from mindinsight_profiler.agents.catalog import BadArgument, Catalog
+from mindinsight_profiler.agents.source import source_lines as stack_lines
 from mindinsight_profiler.analysis.cluster.view import cluster_view
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
@@ -276,3 +277,16 @@ def diff_runs(catalog: Catalog, before: str, after: str, top: int = 10) -> dict[
     if not 1 <= top <= 50:
         raise BadArgument("top", "must be 1 to 50")
     return diff_reports(catalog.report(before), catalog.report(after), top)
+
+
+def source_lines(
+    catalog: Catalog, run: str, name: str, worker: str | None = None, limit: int = 5
+) -> dict[str, Any]:
+    """The Python call stacks behind the events named `name` (with_stack traces)."""
+    if not 1 <= limit <= 20:
+        raise BadArgument("limit", "must be 1 to 20")
+    try:
+        got = stack_lines(catalog.trace(run, worker), name, limit)
+    except LookupError as exc:
+        raise BadArgument("name", str(exc).strip("'\"")) from None
+    return {"run": run, "name": name, **got}

@@ -188,6 +188,21 @@ def build_server(catalog: Catalog) -> MCPServer:
         )  # fmt: skip
 
     @mcp.tool()
+    def source_lines(
+        run: RunName,
+        name: Annotated[
+            str,
+            Field(min_length=1, description='an operator or event name: part of it, or "exact"'),
+        ],
+        worker: Worker = None,
+        limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    ) -> dict[str, Any]:
+        """The Python call stacks behind an operator, a sync or any event (traces recorded
+        with with_stack=True), costliest first, with the user's own frames apart: the lines
+        to change."""
+        return _answer(lambda: answers.source_lines(catalog, run, name, worker, limit), run)
+
+    @mcp.tool()
     def diff_runs(
         before: RunName, after: RunName, top: Annotated[int, Field(ge=1, le=50)] = 10
     ) -> dict[str, Any]:

@@ -35,10 +35,16 @@ RUNS = {
 }
 
 
+#: a PyTorch 2.x CPU trace recorded with_stack (python_function ranges)
+WITH_STACK = "torch_cpu/small/transformer_nw0_active5.1795320562872505905.pt.trace.json"
+
+
 def make_base(root: Path) -> Path:
     base = root / "base"
     for name, rel in RUNS.items():
         shutil.copytree(shared(rel), base / name)
+    (base / "torch_cpu").mkdir()
+    shutil.copy(shared(WITH_STACK), base / "torch_cpu")
     return base
 
 
@@ -188,5 +194,26 @@ def test_a_link_out_of_the_base_folder_is_not_a_run(tmp_path: Path) -> None:
     async def body(call: Call) -> None:
         got = await call("run_overview", {"run": "escape"})
         assert "error" in got and got["error"].count("run:") == 1
+
+    with_client(catalog, body)
+
+
+def test_source_lines_from_both_kinds_of_stack(catalog: Catalog) -> None:
+    async def body(call: Call) -> None:
+        # the 2021 schema's `Call stack` args; a runtime call takes its operator's stack
+        old = await call("source_lines", {"run": "kineto_gpu", "name": '"cudaMemcpyAsync"'})
+        assert old["events"] == old["with_stack"] == 12
+        assert old["stacks"][0]["user_frames"] == ["resnet50_profiler_api.py(44): <module>"]
+        # PyTorch 2.x python_function ranges around the operator
+        run = next(r.name for r in catalog.runs() if r.name.startswith("torch_cpu"))
+        new = await call("source_lines", {"run": run, "name": '"aten::linear"', "limit": 2})
+        assert new["with_stack"] == new["events"] > 0 and len(new["stacks"]) == 2
+        assert new["stacks"][0]["user_frames"][0] == "train_profile.py(52): forward"
+        assert new["stacks"][0]["frames"][0] == "<built-in function linear>"
+        # no stack recorded: said so; no such event: an error naming the parameter
+        none = await call("source_lines", {"run": "nccl", "name": "nccl"})
+        assert none["stacks"] == [] and "with_stack=True" in none["note"]
+        bad = await call("source_lines", {"run": "kineto_gpu", "name": "no-such-op"})
+        assert "name: no event named like 'no-such-op'" in bad["error"]
 
     with_client(catalog, body)
