@@ -288,5 +288,5 @@ def source_lines(
     try:
         got = stack_lines(catalog.trace(run, worker), name, limit)
     except LookupError as exc:
-        raise BadArgument("name", str(exc).strip("'\"")) from None
+        raise BadArgument("name", str(exc)) from None
     return {"run": run, "name": name, **got}
