@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from tests.conftest import shared
 pytest.importorskip("mcp", reason="the MCP SDK is a dev dependency")
 
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from mindinsight_profiler.agents.answers import MAX_ANSWER_BYTES
 from mindinsight_profiler.agents.catalog import Catalog
@@ -61,9 +64,28 @@ def catalog(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
-def with_client(catalog: Catalog, body: Callable[[Call], Awaitable[None]]) -> None:
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def stdio_server(catalog: Catalog) -> StdioServerParameters:
+    """`mindinsight mcp` over the catalog's folder and workspace, as a subprocess."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    ws = catalog.workspace.root if catalog.workspace is not None else Path(os.devnull)
+    args = ["-m", "mindinsight_profiler", "mcp", "--summary-base-dir", str(catalog.base_dir),
+            "--workspace", str(ws)]  # fmt: skip
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
+
+
+def with_client(
+    catalog: Catalog, body: Callable[[Call], Awaitable[None]], transport: str = "in-process"
+) -> None:
+    server: Any = build_server(catalog) if transport == "in-process" else stdio_server(catalog)
+
     async def main() -> None:
-        async with Client(build_server(catalog)) as client:
+        async with Client(server) as client:
 
             async def call(name: str, args: dict[str, Any]) -> Any:
                 result = await client.call_tool(name, args)
@@ -96,9 +118,10 @@ def test_runs_are_listed_by_name(catalog: Catalog) -> None:
     with_client(catalog, body)
 
 
+@pytest.mark.parametrize("transport", ["in-process", "stdio"])
 @pytest.mark.parametrize("run", ["kineto_gpu", "ascend", "mindspore"])
 def test_every_tool_on_each_format(
-    run: str, catalog: Catalog, capsys: pytest.CaptureFixture[str]
+    run: str, transport: str, catalog: Catalog, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name = next(r.name for r in catalog.runs() if r.name.startswith(run))
     report = _report(catalog, name, capsys)
@@ -138,17 +161,23 @@ def test_every_tool_on_each_format(
             assert found["total"] >= 1 and all(e["name"] == op for e in found["events"])
         diff = await call("diff_runs", {"before": name, "after": name, "top": 3})
         assert diff["step"]["delta_us"] == 0
+        if report["operators"]:
+            lines = await call("source_lines", {"run": name, "name": f'"{op}"', "limit": 2})
+            assert lines["events"] >= 1 and len(lines["stacks"]) <= 2
 
-    with_client(catalog, body)
+    with_client(catalog, body, transport)
 
 
-def test_cluster_of_nccl_ranks(catalog: Catalog) -> None:
+@pytest.mark.parametrize("transport", ["in-process", "stdio"])
+def test_cluster_and_listing(transport: str, catalog: Catalog) -> None:
     async def body(call: Call) -> None:
         got = await call("cluster", {"run": "nccl"})
         assert "error" not in got and got["rank_count"] == 2
         assert {c["name"] for c in got["collectives"]}
+        listed = await call("list_runs", {})
+        assert {r["run"] for r in listed["runs"]} == {r.name for r in catalog.runs()}
 
-    with_client(catalog, body)
+    with_client(catalog, body, transport)
 
 
 @pytest.mark.parametrize(
