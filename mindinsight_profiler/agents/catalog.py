@@ -15,11 +15,12 @@ from typing import Any
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
+from mindinsight_profiler.analysis.timeline.index import TimelineIndex
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile, discover
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.advice import advise_file
-from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
+from mindinsight_profiler.pipeline.reports import analyse_file, load_timeline, load_trace
 from mindinsight_profiler.store.cache import Workspace
 
 #: Seconds a listing of the base folder is reused before it is read again.
@@ -94,6 +95,12 @@ class Catalog:
         file = self.file(name, worker)
         return load_trace(file.source, self.workspace, None, file.format, file.worker,
                           self.options)  # fmt: skip
+
+    def timeline(self, name: str, worker: str | None = None) -> tuple[Trace, TimelineIndex]:
+        """The trace and its level-of-detail index (built once, kept in the cache entry)."""
+        file = self.file(name, worker)
+        return load_timeline(file.source, self.workspace, None, file.format, file.worker,
+                             self.options)  # fmt: skip
 
     def advice(self, name: str, worker: str | None = None) -> Advice:
         run = self.run(name)

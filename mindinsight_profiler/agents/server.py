@@ -161,14 +161,14 @@ def build_server(catalog: Catalog) -> MCPServer:
         tracks: Annotated[
             list[str] | None, Field(description='"pid/tid", thread or process names')
         ] = None,
-        min_duration_ns: Annotated[int, Field(ge=0)] = 0,
-        limit: Annotated[int, Field(ge=1, le=answers.MAX_LIMIT)] = 50,
+        limit: Annotated[int, Field(ge=1, le=answers.MAX_LIMIT)] = 100,
     ) -> dict[str, Any]:
-        """Events overlapping [start_ns, end_ns), by start: the `limit` longest when more
-        match (the total is given)."""
+        """What the dashboard's timeline shows for [start_ns, end_ns) (its level-of-detail
+        index), at most `limit` items: long events as themselves, shorter ones merged into
+        blocks per track and depth with their count and busy time."""
         return _answer(
-            lambda: answers.events(catalog, run, worker, start_ns, end_ns, tracks, None,
-                                   min_duration_ns, limit),
+            lambda: answers.timeline_window(catalog, run, start_ns, end_ns, worker, tracks,
+                                            limit),
             run,
         )  # fmt: skip
 
