@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from mindinsight_profiler._version import __version__
-from mindinsight_profiler.agents import answers
+from mindinsight_profiler.agents import answers, traced
 from mindinsight_profiler.agents.catalog import BadArgument, Catalog
 from mindinsight_profiler.errors import InputError, ResourceError
 
@@ -167,7 +167,7 @@ def build_server(catalog: Catalog) -> MCPServer:
         index), at most `limit` items: long events as themselves, shorter ones merged into
         blocks per track and depth with their count and busy time."""
         return _answer(
-            lambda: answers.timeline_window(catalog, run, start_ns, end_ns, worker, tracks,
+            lambda: traced.timeline_window(catalog, run, start_ns, end_ns, worker, tracks,
                                             limit),
             run,
         )  # fmt: skip
@@ -182,7 +182,7 @@ def build_server(catalog: Catalog) -> MCPServer:
     ) -> dict[str, Any]:
         """Events whose name matches, by start: the `limit` longest when more match."""
         return _answer(
-            lambda: answers.events(catalog, run, worker, None, None, None, name,
+            lambda: traced.events(catalog, run, worker, None, None, None, name,
                                    min_duration_ns, limit),
             run,
         )  # fmt: skip
@@ -200,7 +200,7 @@ def build_server(catalog: Catalog) -> MCPServer:
         """The Python call stacks behind an operator, a sync or any event (traces recorded
         with with_stack=True), costliest first, with the user's own frames apart: the lines
         to change."""
-        return _answer(lambda: answers.source_lines(catalog, run, name, worker, limit), run)
+        return _answer(lambda: traced.source_lines(catalog, run, name, worker, limit), run)
 
     @mcp.tool()
     def diff_runs(
