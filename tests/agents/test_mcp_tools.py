@@ -6,11 +6,15 @@ parameter of a bad argument, and reaches nothing outside the base folder."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
+import socket
+import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,25 +83,62 @@ def stdio_server(catalog: Catalog) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=args, env=env)
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(catalog: Catalog, *extra: str) -> Iterator[str]:
+    """`mindinsight mcp --transport http` on a free loopback port; yields its URL."""
+    stdio = stdio_server(catalog)
+    port = _free_port()
+    command = [stdio.command, *stdio.args, "--transport", "http", "--port", str(port), *extra]
+    proc = subprocess.Popen(command, env=stdio.env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the MCP server did not start"
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def with_client(
     catalog: Catalog, body: Callable[[Call], Awaitable[None]], transport: str = "in-process"
 ) -> None:
-    server: Any = build_server(catalog) if transport == "in-process" else stdio_server(catalog)
+    """Run `body` with a `call(tool, args)` through the SDK's client: in this process, or
+    to `mindinsight mcp` as a subprocess over stdio or over HTTP."""
+    with contextlib.ExitStack() as stack:
+        server: Any
+        if transport == "in-process":
+            server = build_server(catalog)
+        elif transport == "stdio":
+            server = stdio_server(catalog)
+        else:
+            server = stack.enter_context(http_server(catalog))
 
-    async def main() -> None:
-        async with Client(server) as client:
+        async def main() -> None:
+            async with Client(server) as client:
 
-            async def call(name: str, args: dict[str, Any]) -> Any:
-                result = await client.call_tool(name, args)
-                text = result.content[0].text if result.content else ""
-                if result.is_error:
-                    return {"error": text}
-                assert len(text.encode()) <= MAX_ANSWER_BYTES, (name, len(text))
-                return json.loads(text)
+                async def call(name: str, args: dict[str, Any]) -> Any:
+                    result = await client.call_tool(name, args)
+                    text = result.content[0].text if result.content else ""
+                    if result.is_error:
+                        return {"error": text}
+                    assert len(text.encode()) <= MAX_ANSWER_BYTES, (name, len(text))
+                    return json.loads(text)
 
-            await body(call)
+                await body(call)
 
-    asyncio.run(main())
+        asyncio.run(main())
 
 
 def _report(catalog: Catalog, run: str, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -118,7 +159,7 @@ def test_runs_are_listed_by_name(catalog: Catalog) -> None:
     with_client(catalog, body)
 
 
-@pytest.mark.parametrize("transport", ["in-process", "stdio"])
+@pytest.mark.parametrize("transport", ["in-process", "stdio", "http"])
 @pytest.mark.parametrize("run", ["kineto_gpu", "ascend", "mindspore"])
 def test_every_tool_on_each_format(
     run: str, transport: str, catalog: Catalog, capsys: pytest.CaptureFixture[str]
@@ -170,7 +211,7 @@ def test_every_tool_on_each_format(
     with_client(catalog, body, transport)
 
 
-@pytest.mark.parametrize("transport", ["in-process", "stdio"])
+@pytest.mark.parametrize("transport", ["in-process", "stdio", "http"])
 def test_cluster_and_listing(transport: str, catalog: Catalog) -> None:
     async def body(call: Call) -> None:
         got = await call("cluster", {"run": "nccl"})

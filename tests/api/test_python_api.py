@@ -124,8 +124,11 @@ def test_sections(opened: tuple[Run, dict[str, Any]]) -> None:
     ] == [True] * len(devices)
 
 
-def test_advice_is_the_cli_advice(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = shared(RUNS["kineto"])
+@pytest.mark.parametrize("kind", sorted(RUNS))
+def test_advice_is_the_cli_advice(
+    kind: str, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = shared(RUNS[kind])
     want = _cli_json(capsys, "advise", str(path), "--format", "json", "--workspace",
                      str(workspace))  # fmt: skip
     findings = open_run(path, workspace=workspace).advise()
@@ -134,9 +137,9 @@ def test_advice_is_the_cli_advice(workspace: Path, capsys: pytest.CaptureFixture
     assert frame["id"].tolist() == [f["id"] for f in want["findings"]]
     savings = [f["estimated_saving_us"] for f in want["findings"]]
     assert all(_same(a, b) for a, b in zip(frame["saving_us"], savings, strict=True))
-    first = want["findings"][0]
-    evidence = findings.evidence(first["id"])
-    assert evidence["label"].tolist() == [e["label"] for e in first["evidence"]]
+    for f in want["findings"][:3]:
+        evidence = findings.evidence(f["id"])
+        assert evidence["label"].tolist() == [e["label"] for e in f["evidence"]]
     with pytest.raises(KeyError, match="no finding 'nope'"):
         findings["nope"]
     assert "<table" in findings._repr_html_()
@@ -156,24 +159,30 @@ def test_other_groupings_read_the_trace(
         run.operators(group_by="type_of_thing")
 
 
-def test_timeline_window(workspace: Path) -> None:
-    run = open_run(shared(RUNS["kineto"]), workspace=workspace)
+@pytest.mark.parametrize("kind", sorted(RUNS))
+def test_timeline_window(kind: str, workspace: Path) -> None:
+    run = open_run(shared(RUNS[kind]), workspace=workspace)
     trace = run.trace()
     steps = run.steps()
-    t0 = int(steps["start_ns"][1])
-    t1 = t0 + int(steps["duration_us"][1] * 1000)
-    window = run.timeline(t0, t1)
-    inside = ((trace.end_ns > t0) & (trace.start_ns < t1)).sum()
+    if len(steps):
+        t0 = int(steps["start_ns"][0])
+        t1 = t0 + int(steps["duration_us"][0] * 1000)
+    else:
+        t0, t1 = int(trace.start_ns.min()), int(trace.end_ns.max())
+    inside = int(((trace.end_ns > t0) & (trace.start_ns < t1)).sum())
+    window = run.timeline(t0, t1, limit=max(inside, 1))
     assert len(window) == inside > 0
     assert window["start_ns"].is_monotonic_increasing
     assert ((window["end_ns"] > t0) & (window["start_ns"] < t1)).all()
-    long = run.timeline(t0, t1, min_duration_ns=100_000)
-    assert 0 < len(long) < len(window) and (long["duration_us"] >= 100).all()
+    longest = float(window["duration_us"].max())
+    long = run.timeline(t0, t1, min_duration_ns=int(longest * 1000), limit=max(inside, 1))
+    assert 0 < len(long) <= len(window) and (long["duration_us"] >= longest).all()
     track = str(window["track"].iloc[-1])
-    one = run.timeline(t0, t1, tracks=[track])
+    one = run.timeline(t0, t1, tracks=[track], limit=max(inside, 1))
     assert set(one["track"]) == {track}
-    with pytest.raises(ValueError, match="more than limit=10"):
-        run.timeline(t0, t1, limit=10)
+    if inside > 1:
+        with pytest.raises(ValueError, match=f"more than limit={inside - 1:,}"):
+            run.timeline(t0, t1, limit=inside - 1)
     with pytest.raises(ValueError, match="none of \\['no/such'\\] is a track"):
         run.timeline(t0, t1, tracks=["no/such"])
 
