@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import hmac
 import os
-import re
-import secrets
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
 from mindinsight_profiler.cli.options import add_device_option, configured_options
+from mindinsight_profiler.cli.server import token_for
 from mindinsight_profiler.errors import InputError
 
 ASGIApp = Callable[
@@ -46,18 +45,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="HTTP: the token clients send (Authorization: Bearer)")  # fmt: skip
     p.add_argument("--no-auth", action="store_true", help="HTTP: no token, even off loopback")
     add_device_option(p)
-
-
-def _token(args: argparse.Namespace) -> str | None:
-    from mindinsight_profiler.server.guard import LOOPBACK
-
-    if args.no_auth and args.token:
-        raise InputError("--no-auth", "contradicts --token (or MINDINSIGHT_TOKEN)")
-    if args.token is not None and not re.fullmatch(r"[A-Za-z0-9._~-]{16,256}", args.token):
-        raise InputError("--token", "must be 16 to 256 letters, digits or . _ ~ -")
-    if args.no_auth or (args.token is None and args.host in LOOPBACK):
-        return None
-    return str(args.token or secrets.token_urlsafe(32))
 
 
 def with_token(app: ASGIApp, token: str) -> ASGIApp:
@@ -89,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.port <= 65535:
         raise InputError("--port", "must be 1 to 65535")
-    token = _token(args) if args.transport == "http" else None
+    token = token_for(args) if args.transport == "http" else None
     catalog = Catalog(args.summary_base_dir, Workspace(args.workspace), configured_options(args))
     server = build_server(catalog)
     if args.transport == "stdio":

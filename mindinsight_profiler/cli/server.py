@@ -153,7 +153,7 @@ def start(args: argparse.Namespace) -> int:
     from mindinsight_profiler.advisor.rules import load_rules
 
     load_rules(args.rules_dir)  # a bad rule file stops the start here, not every analysis later
-    token = _token(args)
+    token = token_for(args)
     workspace = Workspace(args.workspace).root.resolve()
     workspace.mkdir(parents=True, exist_ok=True)
     pidf = pid_file(workspace, args.port)
@@ -233,8 +233,9 @@ def _serve(
     return proc.wait() if foreground else 0
 
 
-def _token(args: argparse.Namespace) -> str | None:
-    """The token clients must send: given, or new for a bind other than loopback."""
+def token_for(args: argparse.Namespace) -> str | None:
+    """The token clients must send: given, or new for a bind other than loopback (the
+    dashboard's and the MCP server's rule: `--host`, `--token`, `--no-auth`)."""
     from mindinsight_profiler.server.guard import LOOPBACK
 
     if args.no_auth and args.token:
