@@ -9,6 +9,7 @@ the workspace cache, as for the CLI and the dashboard.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from mindinsight_profiler.store.cache import Workspace
 
 #: Seconds a listing of the base folder is reused before it is read again.
 RESCAN_S = 10.0
+#: Reports kept in memory between calls (the least recently asked for goes first).
+REPORTS_KEPT = 32
 
 
 class BadArgument(ValueError):
@@ -49,7 +52,8 @@ class Catalog:
         self.options = options
         self._runs: list[Run] = []
         self._listed = -RESCAN_S
-        self._reports: dict[tuple[str, str], dict[str, Any]] = {}
+        # the reports asked for lately (a few hundred kB each; the cache keeps all of them)
+        self._reports: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
 
     def runs(self) -> list[Run]:
         """The runs under the base folder (listed again after `RESCAN_S`)."""
@@ -89,6 +93,9 @@ class Catalog:
             self._reports[key] = report_builtins(
                 to_analyse_output(report_for(typed, file.worker, file.span))
             )
+            while len(self._reports) > REPORTS_KEPT:
+                self._reports.popitem(last=False)
+        self._reports.move_to_end(key)
         return self._reports[key]
 
     def trace(self, name: str, worker: str | None = None) -> Trace:
