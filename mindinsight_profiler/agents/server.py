@@ -175,15 +175,25 @@ def build_server(catalog: Catalog) -> MCPServer:
     @mcp.tool()
     def find_events(
         run: RunName,
-        name: Annotated[str, Field(min_length=1, description='part of a name, or "exact"')],
+        name: Annotated[str | None, Field(description='part of an event name, or "exact"')] = None,
+        frame: Annotated[
+            str | None,
+            Field(
+                description="part of a Python frame (file(line): function) the events run "
+                "under (with_stack traces)"
+            ),
+        ] = None,
         worker: Worker = None,
         min_duration_ns: Annotated[int, Field(ge=0)] = 0,
         limit: Annotated[int, Field(ge=1, le=answers.MAX_LIMIT)] = 50,
     ) -> dict[str, Any]:
-        """Events whose name matches, by start: the `limit` longest when more match."""
+        """Events by name, by the Python frame they run under, or both, by start: the
+        `limit` longest when more match (the total is given)."""
+        if not name and not frame:
+            raise ToolError("name: give a name, a frame, or both")
         return _answer(
             lambda: traced.events(catalog, run, worker, None, None, None, name,
-                                   min_duration_ns, limit),
+                                  min_duration_ns, limit, frame),
             run,
         )  # fmt: skip
 

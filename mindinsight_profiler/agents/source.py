@@ -127,3 +127,19 @@ def source_lines(trace: Trace, name: str, limit: int) -> dict[str, Any]:
         "stacks": stacks,
         "note": None if groups else "no stack: record the trace with with_stack=True",
     }
+
+
+def under_frame(trace: Trace, rows: np.ndarray, frame: str) -> np.ndarray:
+    """Which of `rows` run under a Python frame whose text holds `frame` (any case): in
+    their own or their launcher's `Call stack`, or inside a matching python_function range
+    on their thread."""
+    needle = frame.lower()
+    codes = trace.strings.codes_where(lambda text: needle in text.lower())
+    hit = np.isin(_stack_codes(trace, rows), codes) if len(codes) else np.zeros(len(rows), bool)
+    ev = trace.events
+    python = np.flatnonzero(ev["kind"] == Kind.PYTHON_FUNCTION)
+    if len(python) and len(codes):
+        matching = python[np.isin(ev["name"][python], codes)]
+        if len(matching):
+            hit |= innermost_enclosing(trace, matching, rows) >= 0
+    return hit

@@ -12,6 +12,7 @@ import numpy as np
 from mindinsight_profiler.agents.answers import MAX_LIMIT
 from mindinsight_profiler.agents.catalog import BadArgument, Catalog
 from mindinsight_profiler.agents.source import source_lines as stack_lines
+from mindinsight_profiler.agents.source import under_frame
 from mindinsight_profiler.analysis.timeline.select import (
     WindowTooLarge,
     row_columns,
@@ -32,9 +33,11 @@ def events(
     name: str | None = None,
     min_duration_ns: int = 0,
     limit: int = 50,
+    frame: str | None = None,
 ) -> dict[str, Any]:
-    """Events of a window or matching a name, by start: at most `limit` (the longest kept
-    when more match, and the total said), never a silently cut list."""
+    """Events of a window, matching a name or run under a Python frame (`frame`: part of a
+    `file(line): function` text), by start: at most `limit` (the longest kept when more
+    match, and the total said), never a silently cut list."""
     if not 1 <= limit <= MAX_LIMIT:
         raise BadArgument("limit", f"must be 1 to {MAX_LIMIT}")
     trace = catalog.trace(run, worker)
@@ -45,6 +48,8 @@ def events(
     except ValueError as exc:
         parameter = str(exc).split(":", 1)[0]
         raise BadArgument(parameter, str(exc).split(":", 1)[-1].strip()) from None
+    if frame:
+        rows = rows[under_frame(trace, rows, frame)]
     total = len(rows)
     if total > limit:  # the longest events of the window, shown by start
         duration = trace.end_ns[rows] - trace.start_ns[rows]

@@ -286,6 +286,15 @@ def test_source_lines_from_both_kinds_of_stack(catalog: Catalog) -> None:
         # no stack recorded: said so; no such event: an error naming the parameter
         none = await call("source_lines", {"run": "nccl", "name": "nccl"})
         assert none["stacks"] == [] and "with_stack=True" in none["note"]
+        # events by the frame they run under: both kinds of stack
+        copies = await call("find_events", {"run": "kineto_gpu",
+                                             "frame": "resnet50_profiler_api.py(44)"})  # fmt: skip
+        assert copies["total"] >= 12 and "cudaMemcpyAsync" in {e["name"] for e in copies["events"]}
+        forward = await call("find_events", {"run": run, "name": '"aten::linear"',
+                                             "frame": "train_profile.py(52): forward"})  # fmt: skip
+        assert forward["total"] == new["events"]
+        neither = await call("find_events", {"run": run})
+        assert "name: give a name, a frame, or both" in neither["error"]
         bad = await call("source_lines", {"run": "kineto_gpu", "name": "no-such-op"})
         assert "name: no event named like 'no-such-op'" in bad["error"]
 
