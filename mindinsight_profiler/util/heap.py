@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -41,14 +41,29 @@ TASK_TRIM_THRESHOLD = 64 << 20
 FIXED_BY = {"MALLOC_TRIM_THRESHOLD_": M_TRIM_THRESHOLD, "MALLOC_MMAP_THRESHOLD_": M_MMAP_THRESHOLD}
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library, loaded once. glibc's own name first: `ctypes.util.find_library` runs
+    `ldconfig -p` in a subprocess (4 ms each, three times at every start of the CLI)."""
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:  # pragma: no cover - not glibc: look it up (slow, once)
+        from ctypes.util import find_library
+
+        name = find_library("c")
+        try:
+            return ctypes.CDLL(name) if name else None
+        except OSError:
+            return None
+
+
 def _libc_function(
     name: str, *argtypes: type, restype: type = ctypes.c_int
 ) -> Callable[..., Any] | None:
     """The C library's function `name`, or None where it has none (not glibc, or older)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = getattr(libc, name)
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        fn = getattr(_libc(), name)
+    except AttributeError:  # pragma: no cover - not glibc, or no C library at all
         return None
     fn.argtypes = list(argtypes)
     fn.restype = restype
