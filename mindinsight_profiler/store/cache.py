@@ -39,24 +39,25 @@ from mindinsight_profiler.model.strings import StringTable
 from mindinsight_profiler.model.trace import SCHEMA_VERSION, Trace, Track
 from mindinsight_profiler.store.atomic import json_default, write_bytes_atomic
 from mindinsight_profiler.store.columns import crc32_of, map_table, write_table
-from mindinsight_profiler.store.fingerprints import file_identity, memo_path, recall, remember
+from mindinsight_profiler.store.fingerprints import (
+    file_identity,
+    memo_path,
+    recall,
+    remember,
+    sample,
+)
 from mindinsight_profiler.store.integrity import seal, sha256_hex, unseal
 
 #: 2: a sealed manifest, SHA-256 of the JSON files (entries of format 1 sit under other keys).
 #: 3: one file per table (`store.columns`), not one `.npy` per column.
 CACHE_FORMAT = 3
 _TABLES = ("events", "memory", "flows")
-_SAMPLE = 1 << 20
 
 
 def _file_identity(h: Any, path: Path, resolved: Path) -> None:
     st = path.stat()
     h.update(f"{resolved}|{st.st_size}|{st.st_mtime_ns}".encode())
-    with open(path, "rb") as f:
-        h.update(f.read(_SAMPLE))
-        if st.st_size > _SAMPLE:
-            f.seek(max(_SAMPLE, st.st_size - _SAMPLE))
-            h.update(f.read(_SAMPLE))
+    h.update(sample(path, st))  # its first and last MiB
 
 
 def fingerprint(path: Source, variant: str = "") -> str:
