@@ -48,6 +48,7 @@ from msgspec import Raw
 
 from mindinsight_profiler.errors import InputError
 from mindinsight_profiler.formats.ascend.trace import task_kind
+from mindinsight_profiler.formats.event_times import times_from_text
 from mindinsight_profiler.formats.mindspore.events import TraceBuilder
 from mindinsight_profiler.formats.mindspore.step_trace import add_step_trace
 from mindinsight_profiler.formats.side_files import (
@@ -209,10 +210,27 @@ def _point(path: Path, e: _Event, raw: Raw, what: str) -> int:
     return int(event_times_ns(path, [bytes(raw)], f"{e.name!r} {what}")[0])
 
 
+_POINTS = (("fp", "FP Start"), ("bp", "BP End"), ("end", "Iteration End"))
+
+
+def _points(path: Path, events: list[_Event]) -> np.ndarray:
+    """(FP start, BP end, iteration end) ns of each iteration range, parsed in one call
+    (one call per value took most of a small MindSpore input's read); any bad value is
+    reported as one event's own parse reports it."""
+    raws = [bytes(getattr(e.args, attr)) for e in events for attr, _ in _POINTS]
+    values, problem = times_from_text(raws, quoted=True)
+    if problem.any() or not all(raws):
+        for e in events:  # the first bad value raises, with its event's name
+            for attr, what in _POINTS:
+                _point(path, e, getattr(e.args, attr), what)
+    return values.reshape(len(events), len(_POINTS))
+
+
 def _step_rows(sl: _Slice) -> dict[tuple[int, int], _Iteration]:
     """(model, iteration) -> its points, from one file's step-trace ranges."""
     rows: dict[tuple[int, int], _Iteration] = {}
     reduces = []
+    iterations: list[tuple[int, int, int, _Event]] = []
     for i, e in enumerate(sl.events):
         if e.cat not in (ITERATION_CAT, REDUCE_CAT):
             continue
@@ -226,9 +244,9 @@ def _step_rows(sl: _Slice) -> dict[tuple[int, int], _Iteration]:
             continue
         if it < 0:
             raise InputError(sl.path, f"{e.name!r}: no Iteration ID in its args")
-        fp = _point(sl.path, e, e.args.fp, "FP Start")
-        bp = _point(sl.path, e, e.args.bp, "BP End")
-        end = _point(sl.path, e, e.args.end, "Iteration End")
+        iterations.append((model, it, i, e))
+    points = _points(sl.path, [e for *_, e in iterations])
+    for (model, it, i, _), (fp, bp, end) in zip(iterations, points.tolist(), strict=True):
         rows[(model, it)] = _Iteration(int(sl.start_ns[i]), fp, bp, end)
     for model, it, k, i in reduces:
         if (model, it) in rows:
