@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError as UnreadableResource
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -53,6 +54,14 @@ def _answer(fn: Callable[[], T], run: str | None = None) -> T:
     except (InputError, ResourceError) as exc:
         where = f"run {run!r}: " if run else ""
         raise ToolError(f"{where}{exc}") from None
+
+
+def _resource(fn: Callable[[], T], run: str) -> T:
+    """`fn()` for a resource: a run that is not one is an anticipated resource error."""
+    try:
+        return _answer(fn, run)
+    except ToolError as exc:
+        raise UnreadableResource(str(exc)) from None
 
 
 def _section_tool(catalog: Catalog, name: str) -> Callable[..., dict[str, Any]]:
@@ -222,15 +231,16 @@ def build_server(catalog: Catalog) -> MCPServer:
 
     @mcp.resource("mindinsight://runs/{run}/report", mime_type="application/json")
     def report_resource(run: str) -> str:
-        """The whole analysis report of a run's first worker (`analyse --format json`)."""
-        return json.dumps(_answer(lambda: catalog.report(run), run))
+        """The whole analysis report of a run's first worker (`analyse --format json`); a
+        run named `a/b` is `a%2Fb` here."""
+        return json.dumps(_resource(lambda: catalog.report(run), run))
 
     @mcp.resource("mindinsight://runs/{run}/advice", mime_type="application/json")
     def advice_resource(run: str) -> str:
         """The whole advice of a run's first worker (`advise --format json`)."""
         import msgspec
 
-        return msgspec.json.encode(_answer(lambda: catalog.advice(run), run)).decode()
+        return msgspec.json.encode(_resource(lambda: catalog.advice(run), run)).decode()
 
     @mcp.prompt()
     def diagnose_run(run: str) -> str:

@@ -299,3 +299,33 @@ def test_source_lines_from_both_kinds_of_stack(catalog: Catalog) -> None:
         assert "name: no event named like 'no-such-op'" in bad["error"]
 
     with_client(catalog, body)
+
+
+def test_report_and_advice_resources(
+    catalog: Catalog, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = _report(catalog, "kineto_gpu", capsys)
+    nested_base = tmp_path / "nested"
+    shutil.copytree(shared(RUNS["nccl"]), nested_base / "group" / "nccl")
+    shutil.copytree(shared(RUNS["mindspore"]), nested_base / "group" / "ms")
+    names = {r.name for r in Catalog(nested_base, None).runs()}
+    assert "group/nccl" in names, names
+
+    async def main() -> None:
+        async with Client(build_server(catalog)) as client:
+            templates = (await client.list_resource_templates()).resource_templates
+            assert {t.uri_template for t in templates} == {
+                "mindinsight://runs/{run}/report",
+                "mindinsight://runs/{run}/advice",
+            }
+            got = await client.read_resource("mindinsight://runs/kineto_gpu/report")
+            assert json.loads(got.contents[0].text) == report
+            advice = await client.read_resource("mindinsight://runs/kineto_gpu/advice")
+            assert json.loads(advice.contents[0].text)["findings"]
+            with pytest.raises(Exception, match="run: no run called 'nope'"):
+                await client.read_resource("mindinsight://runs/nope/report")
+        async with Client(build_server(Catalog(nested_base, None))) as client:
+            nested = await client.read_resource("mindinsight://runs/group%2Fnccl/report")
+            assert json.loads(nested.contents[0].text)["format"] == "kineto"
+
+    asyncio.run(main())
