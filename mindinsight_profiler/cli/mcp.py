@@ -18,7 +18,7 @@ from typing import Any
 
 from mindinsight_profiler.cli.options import add_device_option, configured_options
 from mindinsight_profiler.cli.server import token_for
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.errors import InputError, ResourceError
 
 ASGIApp = Callable[
     [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
@@ -71,8 +71,15 @@ def with_token(app: ASGIApp, token: str) -> ASGIApp:
 
 def run(args: argparse.Namespace) -> int:
     from mindinsight_profiler.agents.catalog import Catalog
-    from mindinsight_profiler.agents.server import build_server
     from mindinsight_profiler.store.cache import Workspace
+
+    try:
+        from mindinsight_profiler.agents.server import build_server
+    except ImportError as exc:  # the [agents] extra is not installed
+        raise ResourceError(
+            f"mindinsight mcp needs the MCP SDK ({exc.name or exc}): "
+            "pip install 'mindinsight-profiler[agents]'"
+        ) from None
 
     if not 1 <= args.port <= 65535:
         raise InputError("--port", "must be 1 to 65535")

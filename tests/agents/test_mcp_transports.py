@@ -87,3 +87,19 @@ def test_a_bad_base_folder_is_one_line(tmp_path: Path, catalog: Catalog) -> None
                           text=True, timeout=60)  # fmt: skip
     assert done.returncode == 2 and done.stderr.startswith("mindinsight: error:")
     assert "not a folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_without_the_sdk_it_says_what_to_install(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in [
+        m
+        for m in sys.modules
+        if m == "mcp" or m.startswith(("mcp.", "mindinsight_profiler.agents.server"))
+    ]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
+    status = cli_main(["mcp", "--summary-base-dir", str(catalog.base_dir)])
+    err = capsys.readouterr().err
+    assert status == 1 and "pip install 'mindinsight-profiler[agents]'" in err
+    assert err.startswith("mindinsight: error:") and "internal error" not in err
