@@ -45,7 +45,13 @@ def file_identity(path: Path) -> tuple[int, ...] | None:
         st = path.stat()
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or time.time_ns() - st.st_ctime_ns < SETTLE_NS:
+    return settled_identity(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def settled_identity(st: os.stat_result) -> tuple[int, ...] | None:
+    """(device, inode, size, mtime, ctime) of `st`, or None when it changed in the last
+    `SETTLE_NS` (a second write may still come, hidden by the clock's tick)."""
+    if time.time_ns() - st.st_ctime_ns < SETTLE_NS:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -96,18 +102,19 @@ def sample(path: Path, st: os.stat_result) -> bytes:
     fingerprint hashes them; from memory when the file's identity is unchanged since this
     process last read it (and it settled: see `SETTLE_NS`)."""
     global _samples_bytes
-    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    with _samples_lock:
-        kept = _samples.get(key)
-        if kept is not None:
-            _samples.move_to_end(key)
-            return kept
+    key = settled_identity(st)
+    if key is not None:
+        with _samples_lock:
+            kept = _samples.get(key)
+            if kept is not None:
+                _samples.move_to_end(key)
+                return kept
     with open(path, "rb") as f:
         data = f.read(SAMPLE)
         if st.st_size > SAMPLE:
             f.seek(max(SAMPLE, st.st_size - SAMPLE))
             data += f.read(SAMPLE)
-    if time.time_ns() - st.st_ctime_ns >= SETTLE_NS and len(data) <= SAMPLES_KEPT_BYTES // 8:
+    if key is not None and len(data) <= SAMPLES_KEPT_BYTES // 8:
         with _samples_lock:
             if key not in _samples:
                 _samples[key] = data
