@@ -13,12 +13,12 @@ from typing import Any
 import msgspec
 
 from mindinsight_profiler.agents.catalog import BadArgument, Catalog
-from mindinsight_profiler.analysis.cluster.view import cluster_view
+from mindinsight_profiler.analysis.cluster.view import cluster_view, collective_rows
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.analysis.report import grouped_tables
 from mindinsight_profiler.analysis.text_match import name_matcher
-from mindinsight_profiler.pipeline.summaries import summary_of
+from mindinsight_profiler.pipeline.advice import run_reports
 
 #: The largest page a tool returns; answers stay under `MAX_ANSWER_BYTES` of JSON.
 MAX_LIMIT = 200
@@ -207,16 +207,9 @@ def section(catalog: Catalog, run: str, name: str, worker: str | None = None) ->
 def cluster(catalog: Catalog, run: str) -> dict[str, Any]:
     """Every rank compared: step time, exposed communication, the slowest rank, waits."""
     found = catalog.run(run)
-    summaries = [
-        summary_of(f.source, catalog.workspace, f.format, f.worker, f.span, catalog.options)
-        for f in found.by_worker().values()
-    ]
+    summaries = run_reports(found, catalog.workspace, catalog.options)
     view = cluster_view(found.name, [s["worker"] for s in summaries], summaries)
-    collectives = [
-        {**{k: v for k, v in c.items() if k != "waiting_us"},
-         "max_waiting_us": max(c["waiting_us"]) if c["waiting_us"] else None}
-        for c in view["collectives"][:MAX_LIMIT]
-    ]  # fmt: skip
+    collectives = collective_rows(view)[:MAX_LIMIT]
     return {
         "run": run,
         "ranks": view["ranks"][:MAX_LIMIT],

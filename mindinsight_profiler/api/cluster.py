@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from mindinsight_profiler.analysis.cluster.view import cluster_view
+from mindinsight_profiler.analysis.cluster.view import cluster_answer, collective_rows
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.api import frames
 from mindinsight_profiler.api.run import DEFAULT, Run, workspace_of
@@ -67,12 +67,7 @@ class Cluster:
         self.failed = failed
         self.workspace = workspace
         self.options = options
-        workers = [s["worker"] for s in summaries]
-        self.view: dict[str, Any] = {
-            **cluster_view(found.name, workers, summaries),
-            "summaries": summaries,
-            "failed": failed,
-        }
+        self.view: dict[str, Any] = cluster_answer(found.name, summaries, failed)
 
     @property
     def name(self) -> str:
@@ -88,17 +83,7 @@ class Cluster:
 
     def collectives(self) -> pd.DataFrame:
         """Per collective: calls matched across ranks, transfer time and the longest wait."""
-        rows = [
-            {
-                "name": c["name"],
-                "ranks": c["ranks"],
-                "calls": c["calls"],
-                "matched_calls": c["matched_calls"],
-                "transfer_us": c["transfer_us"],
-                "max_waiting_us": max(c["waiting_us"]) if c["waiting_us"] else None,
-            }
-            for c in self.view["collectives"]
-        ]
+        rows = collective_rows(self.view)
         return frames.records(rows, ["name", "ranks", "calls", "matched_calls", "transfer_us",
                                      "max_waiting_us"])  # fmt: skip
 

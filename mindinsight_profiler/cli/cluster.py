@@ -43,16 +43,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     bar.add_argument("--no-progress", dest="progress", action="store_false")
 
 
-def cluster_answer(
-    name: str, summaries: list[dict[str, Any]], failed: list[dict[str, str]]
-) -> dict[str, Any]:
-    """The API's cluster view over summaries, with the summaries and the failed ranks."""
-    from mindinsight_profiler.analysis.cluster.view import cluster_view
-
-    workers = [s["worker"] for s in summaries]
-    return {**cluster_view(name, workers, summaries), "summaries": summaries, "failed": failed}
-
-
 def _ms(us: float | None) -> str:
     return "-" if us is None else f"{us / 1000:,.3f}"
 
@@ -94,6 +84,7 @@ def render_table(view: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mindinsight_profiler.analysis.cluster.view import cluster_answer
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
     from mindinsight_profiler.pipeline.scale import RankFailures, summarise_run

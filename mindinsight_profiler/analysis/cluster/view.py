@@ -123,3 +123,22 @@ def cluster_view(run: str, workers: list[str], ranks: list[dict[str, Any]]) -> d
         "outliers": cluster_outliers(summary["ranks"], stages),
         "comm_matrix": comm_matrix(ranks),
     }
+
+
+def cluster_answer(
+    name: str, summaries: list[dict[str, Any]], failed: list[dict[str, str]]
+) -> dict[str, Any]:
+    """`cluster_view` over the ranks' summaries, with the summaries and the failed ranks:
+    `mindinsight cluster --format json` and the Python API's `Cluster.view`."""
+    workers = [s["worker"] for s in summaries]
+    return {**cluster_view(name, workers, summaries), "summaries": summaries, "failed": failed}
+
+
+def collective_rows(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The view's collectives with each one's longest wait (`max_waiting_us`, None when no
+    rank waited) in place of the wait of every matched call."""
+    return [
+        {**{k: v for k, v in c.items() if k != "waiting_us"},
+         "max_waiting_us": max(c["waiting_us"]) if c["waiting_us"] else None}
+        for c in view["collectives"]
+    ]  # fmt: skip
