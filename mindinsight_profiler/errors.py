@@ -23,6 +23,16 @@ class InputError(ProfilerError):
         super().__init__(f"{self.path}: {problem}")
 
 
+class BadArgument(ProfilerError, ValueError):
+    """An argument a program gave (an MCP tool's, the Python API's) that names nothing here
+    or is out of bounds; the message starts with the parameter's name and says what is
+    accepted."""
+
+    def __init__(self, parameter: str, message: str) -> None:
+        self.parameter = parameter
+        super().__init__(f"{parameter}: {message}")
+
+
 class ResourceError(ProfilerError):
     """The machine lacks what the work needs (e.g. disk space for a large trace's spill
     files); the message says what and how to give it. Not the input's fault, nor a bug."""

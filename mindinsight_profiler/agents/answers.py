@@ -12,12 +12,13 @@ from typing import Any
 
 import msgspec
 
-from mindinsight_profiler.agents.catalog import BadArgument, Catalog
+from mindinsight_profiler.agents.catalog import Catalog
 from mindinsight_profiler.analysis.cluster.view import cluster_view, collective_rows
 from mindinsight_profiler.analysis.diff import diff_reports
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.analysis.report import grouped_tables
 from mindinsight_profiler.analysis.text_match import name_matcher
+from mindinsight_profiler.errors import BadArgument
 from mindinsight_profiler.pipeline.advice import run_reports
 
 #: The largest page a tool returns; answers stay under `MAX_ANSWER_BYTES` of JSON.

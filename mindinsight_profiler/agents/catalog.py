@@ -17,7 +17,7 @@ from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
 from mindinsight_profiler.analysis.timeline.index import TimelineIndex
-from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.errors import BadArgument, InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile, discover
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.advice import advise_file
@@ -28,15 +28,6 @@ from mindinsight_profiler.store.cache import Workspace
 RESCAN_S = 10.0
 #: Reports kept in memory between calls (the least recently asked for goes first).
 REPORTS_KEPT = 32
-
-
-class BadArgument(ValueError):
-    """An argument an agent gave that names nothing here; the message starts with the
-    parameter's name and says what is accepted."""
-
-    def __init__(self, parameter: str, message: str) -> None:
-        self.parameter = parameter
-        super().__init__(f"{parameter}: {message}")
 
 
 class Catalog:

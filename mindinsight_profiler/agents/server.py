@@ -22,8 +22,8 @@ from pydantic import Field
 
 from mindinsight_profiler._version import __version__
 from mindinsight_profiler.agents import answers, traced
-from mindinsight_profiler.agents.catalog import BadArgument, Catalog
-from mindinsight_profiler.errors import InputError, ResourceError
+from mindinsight_profiler.agents.catalog import Catalog
+from mindinsight_profiler.errors import BadArgument, InputError, ResourceError
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.analysis.text_match import name_matcher
+from mindinsight_profiler.errors import BadArgument
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.links import innermost_enclosing, nesting_parents
 from mindinsight_profiler.model.trace import Trace
@@ -91,7 +92,7 @@ def source_lines(trace: Trace, name: str, limit: int) -> dict[str, Any]:
     matches = name_matcher(name)
     rows = np.flatnonzero(trace.names_matching(matches)) if matches else np.zeros(0, np.int64)
     if not len(rows):
-        raise LookupError(f"no event named like {name!r}")
+        raise BadArgument("name", f"no event named like {name!r}")
     duration = trace.end_ns[rows] - trace.start_ns[rows]
     codes = _stack_codes(trace, rows)
     groups: dict[tuple[str, ...], list[float]] = defaultdict(lambda: [0, 0.0])

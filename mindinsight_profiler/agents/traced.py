@@ -10,17 +10,17 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.agents.answers import MAX_LIMIT
-from mindinsight_profiler.agents.catalog import BadArgument, Catalog
+from mindinsight_profiler.agents.catalog import Catalog
 from mindinsight_profiler.agents.source import source_lines as stack_lines
 from mindinsight_profiler.agents.source import under_frame
 from mindinsight_profiler.analysis.timeline.select import (
-    WindowTooLarge,
     row_columns,
     track_codes,
     track_label,
     window_rows,
 )
 from mindinsight_profiler.analysis.timeline.window import timeline_window as draw_window
+from mindinsight_profiler.errors import BadArgument
 
 
 def events(
@@ -41,13 +41,7 @@ def events(
     if not 1 <= limit <= MAX_LIMIT:
         raise BadArgument("limit", f"must be 1 to {MAX_LIMIT}")
     trace = catalog.trace(run, worker)
-    try:
-        rows = window_rows(trace, start_ns, end_ns, tracks, min_duration_ns, name, limit=10**9)
-    except WindowTooLarge as exc:  # pragma: no cover - the limit above is not reached
-        raise BadArgument("limit", str(exc)) from None
-    except ValueError as exc:
-        parameter = str(exc).split(":", 1)[0]
-        raise BadArgument(parameter, str(exc).split(":", 1)[-1].strip()) from None
+    rows = window_rows(trace, start_ns, end_ns, tracks, min_duration_ns, name, limit=None)
     if frame:
         rows = rows[under_frame(trace, rows, frame)]
     total = len(rows)
@@ -86,10 +80,7 @@ def timeline_window(
     if end_ns <= start_ns:
         raise BadArgument("end_ns", "must be after start_ns")
     trace, index = catalog.timeline(run, worker)
-    try:
-        codes = track_codes(trace, tracks).tolist() if tracks is not None else None
-    except ValueError as exc:
-        raise BadArgument("tracks", str(exc).split(":", 1)[-1].strip()) from None
+    codes = track_codes(trace, tracks).tolist() if tracks is not None else None
     w = draw_window(trace, index, codes, start_ns, end_ns, width_px=1000, max_items=limit)
     origin, names = int(w["origin_ns"]), w["names"]
     label = {t["id"]: track_label(t["pid"], t["tid"]) for t in w["tracks"]}
@@ -149,8 +140,5 @@ def source_lines(
     """The Python call stacks behind the events named `name` (with_stack traces)."""
     if not 1 <= limit <= 20:
         raise BadArgument("limit", "must be 1 to 20")
-    try:
-        got = stack_lines(catalog.trace(run, worker), name, limit)
-    except LookupError as exc:
-        raise BadArgument("name", str(exc)) from None
+    got = stack_lines(catalog.trace(run, worker), name, limit)
     return {"run": run, "name": name, **got}

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_profiler.analysis.text_match import name_matcher
+from mindinsight_profiler.errors import BadArgument
 from mindinsight_profiler.model.kinds import Kind
 from mindinsight_profiler.model.trace import Trace
 
@@ -32,7 +33,7 @@ def track_codes(trace: Trace, tracks: list[str]) -> np.ndarray:
     ]  # fmt: skip
     if not codes:
         known = sorted({track_label(t.pid, t.tid) for t in trace.tracks})
-        raise ValueError(f"tracks: none of {sorted(wanted)} is a track; tracks: {known}")
+        raise BadArgument("tracks", f"none of {sorted(wanted)} is a track; tracks: {known}")
     return np.array(codes, dtype=np.int64)
 
 
@@ -43,15 +44,16 @@ def window_rows(
     tracks: list[str] | None = None,
     min_duration_ns: int = 0,
     name: str | None = None,
-    limit: int = 100_000,
+    limit: int | None = 100_000,
 ) -> np.ndarray:
     """Rows of the events overlapping [start_ns, end_ns) on `tracks`, at least
     `min_duration_ns` long, whose name matches `name` (a part in any case, or a "quoted"
-    exact name), sorted by start. More than `limit` raises `WindowTooLarge`."""
-    if limit < 1:
-        raise ValueError("limit: must be at least 1")
+    exact name), sorted by start. More than `limit` (None: no limit) raises
+    `WindowTooLarge`; a bad argument `BadArgument` naming it."""
+    if limit is not None and limit < 1:
+        raise BadArgument("limit", "must be at least 1")
     if min_duration_ns < 0:
-        raise ValueError("min_duration_ns: must be at least 0")
+        raise BadArgument("min_duration_ns", "must be at least 0")
     start, end = trace.start_ns, trace.end_ns
     keep = np.ones(len(start), dtype=bool)
     if start_ns is not None:
@@ -66,7 +68,7 @@ def window_rows(
     if matches is not None:
         keep &= trace.names_matching(matches)
     rows = np.flatnonzero(keep)
-    if len(rows) > limit:
+    if limit is not None and len(rows) > limit:
         raise WindowTooLarge(
             f"{len(rows):,} events match, more than limit={limit:,}: narrow the window, the "
             "tracks or the name, or raise min_duration_ns or the limit"
