@@ -21,12 +21,12 @@ from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERAT
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.report import grouped_tables
 from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
+from mindinsight_profiler.analysis.timeline.select import row_columns, window_rows
 from mindinsight_profiler.api import frames
 from mindinsight_profiler.api.findings import Findings
-from mindinsight_profiler.api.timeline import events_in
 from mindinsight_profiler.errors import InputError
+from mindinsight_profiler.formats.discovery import NO_OUTPUT, TraceFile, pick_run
 from mindinsight_profiler.formats.discovery import Run as FoundRun
-from mindinsight_profiler.formats.discovery import TraceFile, pick_run
 from mindinsight_profiler.model.trace import Trace
 from mindinsight_profiler.pipeline.advice import advise_file
 from mindinsight_profiler.pipeline.reports import analyse_file, load_trace
@@ -62,11 +62,7 @@ def open_run(
     ws = workspace_of(workspace)
     runs = discover_location(path, ws)
     if not runs:
-        raise InputError(
-            path,
-            "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
-            "MindSpore profiler folders)",
-        )
+        raise InputError(path, NO_OUTPUT)
     chosen = pick_run(runs, worker, run)
     if len(runs) > 1 and run is None:
         others = ", ".join(r.name for r in runs if r is not chosen)
@@ -202,7 +198,9 @@ class Run:
         """Events overlapping [start_ns, end_ns) (the trace's clock, as `steps().start_ns`),
         of the tracks named (`"pid/tid"` or a thread or process name; all when None), at
         least `min_duration_ns` long, by start; raises ValueError past `limit` rows."""
-        return events_in(self.trace(), start_ns, end_ns, tracks, min_duration_ns, limit)
+        trace = self.trace()
+        rows = window_rows(trace, start_ns, end_ns, tracks, min_duration_ns, limit=limit)
+        return pd.DataFrame(row_columns(trace, rows))
 
     def advise(self, rules_dirs: list[str | Path] | None = None) -> Findings:
         """The advisor's ranked findings (the same as `mindinsight advise`)."""

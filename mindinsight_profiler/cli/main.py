@@ -99,7 +99,7 @@ def _analyse(args: argparse.Namespace) -> int:
     from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
     from mindinsight_profiler.cli.progress import ProgressBar
     from mindinsight_profiler.cli.render import render
-    from mindinsight_profiler.formats.discovery import pick_run, several_runs_note
+    from mindinsight_profiler.formats.discovery import NO_OUTPUT, pick_run, several_runs_note
     from mindinsight_profiler.pipeline.reports import analyse_file
     from mindinsight_profiler.store.cache import Workspace
     from mindinsight_profiler.store.staging import discover_location
@@ -110,11 +110,7 @@ def _analyse(args: argparse.Namespace) -> int:
     workspace = None if args.no_cache else Workspace(args.workspace)
     runs = discover_location(args.path, workspace)
     if not runs:
-        raise InputError(
-            args.path,
-            "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
-            "MindSpore profiler folders)",
-        )
+        raise InputError(args.path, NO_OUTPUT)
     run = pick_run(runs, args.worker, args.run)
     if len(runs) > 1:
         print(several_runs_note(runs, run, "analysing"), file=sys.stderr)

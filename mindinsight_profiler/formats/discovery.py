@@ -109,6 +109,13 @@ def parse_name(name: str, strict: bool = True) -> tuple[str, str] | None:
     return None
 
 
+#: What `analyse` and `open_run` say of a location with none of the inputs this reads.
+NO_OUTPUT = (
+    "no profiler output found (*.pt.trace.json[.gz], *_ascend_pt, *_ascend_ms, "
+    "MindSpore profiler folders)"
+)
+
+
 def discover(path: str | Path) -> list[Run]:
     """Runs under `path` (a trace file, a run folder, or a folder of run folders)."""
     path = Path(path)
