@@ -20,6 +20,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
+from mindinsight_profiler.util.heap import libc_function
+
 T = TypeVar("T")
 
 
@@ -31,6 +33,8 @@ def fork_is_safe() -> bool:
 
 #: prctl(2) option: the signal this process gets when its parent dies (Linux).
 _PR_SET_PDEATHSIG = 1
+_PRCTL = libc_function("prctl", ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
+                       ctypes.c_ulong)  # fmt: skip
 
 
 def tie_to_parent(parent_pid: int, parent_end: Connection | None = None) -> None:
@@ -45,11 +49,8 @@ def tie_to_parent(parent_pid: int, parent_end: Connection | None = None) -> None
     dies; one that died already ends it now."""
     if parent_end is not None:
         parent_end.close()
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the closed pipe end still ends it
-        pass
+    if _PRCTL is not None:  # Linux; elsewhere the closed pipe end still ends it
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:
         os._exit(1)
 

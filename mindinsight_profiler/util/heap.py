@@ -57,7 +57,7 @@ def _libc() -> ctypes.CDLL | None:
             return None
 
 
-def _libc_function(
+def libc_function(
     name: str, *argtypes: type, restype: type = ctypes.c_int
 ) -> Callable[..., Any] | None:
     """The C library's function `name`, or None where it has none (not glibc, or older)."""
@@ -70,8 +70,8 @@ def _libc_function(
     return fn
 
 
-_TRIM = _libc_function("malloc_trim", ctypes.c_size_t)
-_MALLOPT = _libc_function("mallopt", ctypes.c_int, ctypes.c_int)
+_TRIM = libc_function("malloc_trim", ctypes.c_size_t)
+_MALLOPT = libc_function("mallopt", ctypes.c_int, ctypes.c_int)
 _tasks = 0
 _tasks_lock = threading.Lock()
 
@@ -83,7 +83,7 @@ class _MallInfo2(ctypes.Structure):
     )]  # fmt: skip
 
 
-_MALLINFO2 = _libc_function("mallinfo2", restype=_MallInfo2)  # glibc 2.33 and later
+_MALLINFO2 = libc_function("mallinfo2", restype=_MallInfo2)  # glibc 2.33 and later
 #: Free heap below this is left as it is. A trim hands pages back that the next stage faults
 #: in again: worth it when a stage of a large trace has freed hundreds of MB (the 10 GB
 #: trace's peak), not for smaller ones. At 64 MB, the trims of x3 ranks (227k events) cost
