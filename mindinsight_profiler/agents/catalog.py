@@ -15,7 +15,7 @@ from typing import Any
 
 from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
-from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
+from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.analysis.timeline.index import TimelineIndex
 from mindinsight_profiler.errors import BadArgument, InputError
 from mindinsight_profiler.formats.discovery import Run, TraceFile, discover
@@ -81,9 +81,7 @@ class Catalog:
             typed, _ = analyse_file(
                 file.source, self.workspace, None, file.format, file.worker, self.options
             )
-            self._reports[key] = report_builtins(
-                to_analyse_output(report_for(typed, file.worker, file.span))
-            )
+            self._reports[key] = report_for(typed, file.worker, file.span)
             while len(self._reports) > REPORTS_KEPT:
                 self._reports.popitem(last=False)
         self._reports.move_to_end(key)

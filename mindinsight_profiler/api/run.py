@@ -20,7 +20,7 @@ from mindinsight_profiler.advisor.model import Advice
 from mindinsight_profiler.analysis.operators.tables import KERNEL_GROUPS, OPERATOR_GROUPS
 from mindinsight_profiler.analysis.options import DEFAULT_OPTIONS, Options
 from mindinsight_profiler.analysis.report import grouped_tables
-from mindinsight_profiler.analysis.schema import report_builtins, report_for, to_analyse_output
+from mindinsight_profiler.analysis.schema import report_for
 from mindinsight_profiler.analysis.timeline.select import row_columns, window_rows
 from mindinsight_profiler.api import frames
 from mindinsight_profiler.api.findings import Findings
@@ -113,7 +113,7 @@ class Run:
             self.file.source, self.workspace, None, self.file.format, self.file.worker,
             self.options,
         )  # fmt: skip
-        return report_builtins(to_analyse_output(report_for(typed, self.worker, self.file.span)))
+        return report_for(typed, self.worker, self.file.span)
 
     def trace(self) -> Trace:
         """The normalised trace (columns memory-mapped from the cache when there is one)."""
