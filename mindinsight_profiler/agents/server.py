@@ -201,8 +201,8 @@ def build_server(catalog: Catalog) -> MCPServer:
         if not name and not frame:
             raise ToolError("name: give a name, a frame, or both")
         return _answer(
-            lambda: traced.events(catalog, run, worker, None, None, None, name,
-                                  min_duration_ns, limit, frame),
+            lambda: traced.find_events(catalog, run, worker, name, frame, min_duration_ns,
+                                       limit),
             run,
         )  # fmt: skip
 

@@ -23,25 +23,22 @@ from mindinsight_profiler.analysis.timeline.window import timeline_window as dra
 from mindinsight_profiler.errors import BadArgument
 
 
-def events(
+def find_events(
     catalog: Catalog,
     run: str,
     worker: str | None = None,
-    start_ns: int | None = None,
-    end_ns: int | None = None,
-    tracks: list[str] | None = None,
     name: str | None = None,
+    frame: str | None = None,
     min_duration_ns: int = 0,
     limit: int = 50,
-    frame: str | None = None,
 ) -> dict[str, Any]:
-    """Events of a window, matching a name or run under a Python frame (`frame`: part of a
-    `file(line): function` text), by start: at most `limit` (the longest kept when more
-    match, and the total said), never a silently cut list."""
+    """Events matching a name, run under a Python frame (`frame`: part of a
+    `file(line): function` text) or both, by start: at most `limit` (the longest kept when
+    more match, and the total said), never a silently cut list."""
     if not 1 <= limit <= MAX_LIMIT:
         raise BadArgument("limit", f"must be 1 to {MAX_LIMIT}")
     trace = catalog.trace(run, worker)
-    rows = window_rows(trace, start_ns, end_ns, tracks, min_duration_ns, name, limit=None)
+    rows = window_rows(trace, min_duration_ns=min_duration_ns, name=name, limit=None)
     if frame:
         rows = rows[under_frame(trace, rows, frame)]
     total = len(rows)
